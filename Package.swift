@@ -1,0 +1,39 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let package = Package(
+  name: "Statecraft",
+  platforms: [
+    // Mutex and Atomic (Synchronization) set the floor on Apple platforms.
+    .macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2),
+  ],
+  products: [
+    .library(name: "Statecraft", targets: ["Statecraft"]),
+    .executable(name: "counter", targets: ["Counter"]),
+  ],
+  targets: [
+    .target(name: "Statecraft"),
+    .executableTarget(
+      name: "Counter",
+      dependencies: ["Statecraft"],
+      path: "Examples/Counter"
+    ),
+    // Client fixtures: they only have to compile. Each holds the code a Swift 6 app writes.
+    .target(
+      name: "ClientFixture",
+      dependencies: ["Statecraft"],
+      path: "Tests/Client"
+    ),
+    .target(
+      name: "ClientMainActorFixture",
+      dependencies: ["Statecraft"],
+      path: "Tests/ClientMainActor",
+      swiftSettings: [.defaultIsolation(MainActor.self)]
+    ),
+    .testTarget(
+      name: "StatecraftTests",
+      dependencies: ["Statecraft", "ClientFixture", "ClientMainActorFixture", "Counter"]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,28 @@
+/// A description of something that happened, dispatched to a ``Store`` to change its state.
+///
+/// Actions are plain values, usually structs or enums. They are `Sendable` because they may be
+/// dispatched from any thread and travel through middleware to the reducer.
+///
+/// ```swift
+/// struct SetFilms: Action { let films: [Film] }
+/// enum CounterAction: Action { case increment, decrement }
+///
+/// mainStore.dispatch(CounterAction.increment)
+/// ```
+public protocol Action: Sendable {}
+
+/// The action a ``Store`` dispatches when it is created without an initial state.
+///
+/// A store created with `state: nil` dispatches `StatecraftInit` through its middleware, so the
+/// reducer is first called with a `nil` state and returns the initial one. Reducers usually need
+/// not mention it: they return their initial state for any action when the state is `nil`.
+public struct StatecraftInit: Action {
+  /// Creates the init action.
+  public init() {}
+}
+
+/// A marker for app state types, kept for code that moves over from ReSwift.
+///
+/// Statecraft needs no marker: any `Sendable` type can be a store's state. Conforming to
+/// `StateType` only states that requirement.
+public protocol StateType: Sendable {}

@@ -1,0 +1,29 @@
+/// A first-in, first-out queue that allocates nothing in a steady flow of pushes and pops.
+///
+/// It keeps its storage when it empties. A popped element is released at once.
+struct FIFO<Element> {
+  private var storage: [Element?] = []
+  private var head = 0
+
+  var isEmpty: Bool { head == storage.count }
+
+  var count: Int { storage.count - head }
+
+  mutating func append(_ element: Element) {
+    storage.append(element)
+  }
+
+  mutating func popFirst() -> Element? {
+    guard head < storage.count else { return nil }
+    let element = storage[head].take()
+    head += 1
+    if head == storage.count {
+      storage.removeAll(keepingCapacity: true)
+      head = 0
+    } else if head >= 4096, head * 2 >= storage.count {
+      storage.removeFirst(head)
+      head = 0
+    }
+    return element
+  }
+}

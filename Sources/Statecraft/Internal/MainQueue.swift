@@ -1,0 +1,18 @@
+import Dispatch
+
+/// Answers "is this code running on the main dispatch queue?".
+///
+/// On Linux an `async` `main` parks thread 1 in `dispatch_main()` and main-actor work runs on a
+/// worker thread, so "is this the main thread" is the wrong question. A key set on
+/// `DispatchQueue.main` is visible exactly while the main queue runs, on every platform.
+enum MainQueue {
+  private static let key: DispatchSpecificKey<UInt8> = {
+    let key = DispatchSpecificKey<UInt8>()
+    DispatchQueue.main.setSpecific(key: key, value: 1)
+    return key
+  }()
+
+  static var isCurrent: Bool {
+    DispatchQueue.getSpecific(key: key) != nil
+  }
+}

@@ -1,0 +1,98 @@
+import Synchronization
+
+/// One subscription: the composed pipeline from the store's state to the subscriber, and the
+/// identity it is registered under.
+@MainActor
+final class SubscriptionEntry<State: Sendable>: Sendable {
+  /// The subscriber object, for `unsubscribe(_:)`; `nil` for closure subscriptions.
+  nonisolated let owner: ObjectIdentifier?
+  /// Cleared by removal (any thread) or when the subscriber is found deallocated.
+  ///
+  /// Checked just before each delivery, so removal during a notification round takes effect at
+  /// once.
+  nonisolated let isActive = Atomic<Bool>(true)
+  /// Set once the registry has counted this entry as removed; guarded by the registry lock.
+  nonisolated let isRemoved = Atomic<Bool>(false)
+  /// The version of the state delivered on subscribing; later deliveries must be newer.
+  private let startVersion: UInt64
+  private var receive: (State) -> Void = { _ in }
+
+  init(owner: ObjectIdentifier?, startVersion: UInt64) {
+    self.owner = owner
+    self.startVersion = startVersion
+  }
+
+  func connect(_ receive: @escaping (State) -> Void) {
+    self.receive = receive
+  }
+
+  /// Delivers the state committed as `version`, unless this subscription already has it.
+  func deliver(_ state: State, version: UInt64) {
+    guard version > startVersion, isActive.load(ordering: .acquiring) else { return }
+    receive(state)
+  }
+
+  /// Delivers the state the subscription starts from.
+  func deliverInitial(_ state: State) {
+    receive(state)
+  }
+
+  nonisolated func markGone() {
+    isActive.store(false, ordering: .releasing)
+  }
+}
+
+/// The subscriptions of one store, in the order they were made.
+///
+/// Removal marks the entry inactive and leaves it in `entries` until enough have piled up to
+/// compact, so subscribing and unsubscribing cost O(1) amortized however many subscriptions stand.
+struct Registry<State: Sendable> {
+  private(set) var entries: [SubscriptionEntry<State>] = []
+  private var byOwner: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
+  private var inactiveCount = 0
+
+  var activeCount: Int { entries.count - inactiveCount }
+
+  /// Adds `entry` at the end; an entry of the same owner is replaced.
+  ///
+  /// Returns the replaced one.
+  mutating func add(_ entry: SubscriptionEntry<State>) -> SubscriptionEntry<State>? {
+    var replaced: SubscriptionEntry<State>?
+    if let owner = entry.owner {
+      replaced = byOwner.updateValue(entry, forKey: owner)
+      if let replaced { deactivate(replaced) }
+    }
+    entries.append(entry)
+    return replaced
+  }
+
+  /// Removes the subscription of `owner`.
+  ///
+  /// Returns whether there was one.
+  mutating func remove(owner: ObjectIdentifier) -> Bool {
+    guard let entry = byOwner.removeValue(forKey: owner) else { return false }
+    return deactivate(entry)
+  }
+
+  /// Removes `entry`, which is either still active (cancelled) or was found gone.
+  ///
+  /// Returns whether it was still registered.
+  mutating func remove(_ entry: SubscriptionEntry<State>) -> Bool {
+    if let owner = entry.owner, byOwner[owner] === entry {
+      byOwner[owner] = nil
+    }
+    return deactivate(entry)
+  }
+
+  @discardableResult
+  private mutating func deactivate(_ entry: SubscriptionEntry<State>) -> Bool {
+    entry.markGone()
+    guard !entry.isRemoved.exchange(true, ordering: .relaxed) else { return false }
+    inactiveCount += 1
+    if inactiveCount >= 32, inactiveCount * 2 >= entries.count {
+      entries.removeAll { $0.isRemoved.load(ordering: .relaxed) }
+      inactiveCount = 0
+    }
+    return true
+  }
+}

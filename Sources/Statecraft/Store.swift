@@ -1,0 +1,146 @@
+/// The single source of truth for an app's state.
+///
+/// A store holds the state, reduces dispatched actions into new states through middleware and a
+/// reducer, and notifies subscribers. Create one at app start and keep it in a global:
+///
+/// ```swift
+/// let mainStore = Store<AppState>(reducer: appReducer, state: nil)
+/// ```
+///
+/// `Store` is `Sendable`: dispatch from any thread, task or actor, and read ``state`` anywhere.
+///
+/// > Important: Actions are reduced one at a time in one total order (FIFO for each thread).
+/// > A dispatch made while an action is processed (from a middleware or a subscriber) is queued
+/// > and runs after it, before the outermost `dispatch` returns. Subscribers are called on the
+/// > main queue, in commit order; a dispatch on the main queue notifies them before it returns.
+public final class Store<State: Sendable>: Sendable {
+  /// A function that looks at the state and the store and returns an action to dispatch, or
+  /// `nil` to dispatch nothing: the action creator of ReSwift's tutorials.
+  ///
+  /// The store calls it synchronously inside ``dispatch(_:)-(ActionCreator)``, so it need not
+  /// be `@Sendable`.
+  public typealias ActionCreator = (_ state: State, _ store: Store) -> (any Action)?
+
+  /// The most re-entrant dispatches one outermost dispatch may cause before the store stops
+  /// with a message about an endless loop.
+  public static var reentrantDispatchLimit: Int { 10_000 }
+
+  let core: StoreCore<State>
+
+  /// Creates a store with a reducer of ReSwift's shape.
+  ///
+  /// With `state: nil`, the store dispatches ``StatecraftInit`` through the middleware and the
+  /// reducer returns the initial state. If a middleware swallows or delays that action, the
+  /// reducer receives it directly, so the store always has a state once `init` returns.
+  ///
+  /// - Parameters:
+  ///   - reducer: The function that returns the next state for each action.
+  ///   - state: The initial state, or `nil` to let the reducer create it.
+  ///   - middleware: Functions that see each action before the reducer, first one first.
+  ///   - automaticallySkipsRepeats: Whether subscriptions to `Equatable` values skip values equal
+  ///     to the previous one without being asked to.
+  public convenience init(
+    reducer: @escaping Reducer<State>,
+    state: State?,
+    middleware: [Middleware<State>] = [],
+    automaticallySkipsRepeats: Bool = true
+  ) {
+    self.init(
+      reduce: .returning(reducer),
+      state: state,
+      middleware: middleware,
+      automaticallySkipsRepeats: automaticallySkipsRepeats
+    )
+  }
+
+  /// Creates a store with a reducer that changes the state in place.
+  ///
+  /// Use this form when the state holds large collections: changing one element costs the same
+  /// whatever the collection's size, because nothing is copied.
+  ///
+  /// - Parameters:
+  ///   - reducer: The function that changes the state for each action.
+  ///   - state: The initial state.
+  ///   - middleware: Functions that see each action before the reducer, first one first.
+  ///   - automaticallySkipsRepeats: Whether subscriptions to `Equatable` values skip values equal
+  ///     to the previous one without being asked to.
+  public convenience init(
+    reducer: @escaping InPlaceReducer<State>,
+    state: State,
+    middleware: [Middleware<State>] = [],
+    automaticallySkipsRepeats: Bool = true
+  ) {
+    self.init(
+      reduce: .inPlace(reducer),
+      state: state,
+      middleware: middleware,
+      automaticallySkipsRepeats: automaticallySkipsRepeats
+    )
+  }
+
+  private init(
+    reduce: StoreCore<State>.Reduce,
+    state: State?,
+    middleware: [Middleware<State>],
+    automaticallySkipsRepeats: Bool
+  ) {
+    core = StoreCore(
+      reduce: reduce,
+      state: state,
+      middleware: middleware,
+      automaticallySkipsRepeats: automaticallySkipsRepeats,
+      reentrantDispatchLimit: Self.reentrantDispatchLimit
+    )
+    if state == nil {
+      core.dispatch(StatecraftInit())
+      core.reduceInitIfNeeded()
+    }
+  }
+
+  /// The current state: always a committed state, never one a reducer is computing.
+  ///
+  /// Safe to read from any thread. Reading it from inside a reducer stops the program: the
+  /// reducer receives the state as its parameter.
+  public var state: State {
+    core.currentState
+  }
+
+  /// Sends an action through the middleware to the reducer.
+  ///
+  /// Call it from any thread or task. When called on the main queue, subscribers have been
+  /// notified of the resulting state when it returns.
+  ///
+  /// ```swift
+  /// mainStore.dispatch(CounterAction.increment)
+  /// ```
+  ///
+  /// > Important: Called from inside a middleware or a subscriber's `newState`, the action is
+  /// > queued and processed after the current one, before the outermost `dispatch` returns.
+  /// > Called from inside a reducer, it stops the program with a message naming the action.
+  ///
+  /// - Parameter action: The action to dispatch.
+  public func dispatch(_ action: any Action) {
+    core.dispatch(action)
+  }
+
+  /// Calls an action creator with the current state and dispatches the action it returns.
+  ///
+  /// ```swift
+  /// func fetchFilms() -> Store<AppState>.ActionCreator {
+  ///   { state, store in
+  ///     guard !state.isLoading else { return nil }
+  ///     filmService.load { films in store.dispatch(SetFilms(films: films)) }
+  ///     return SetLoading(true)
+  ///   }
+  /// }
+  ///
+  /// mainStore.dispatch(fetchFilms())
+  /// ```
+  ///
+  /// - Parameter actionCreator: The function to call, synchronously, on the calling thread.
+  public func dispatch(_ actionCreator: ActionCreator) {
+    if let action = actionCreator(state, self) {
+      dispatch(action)
+    }
+  }
+}

@@ -1,0 +1,101 @@
+/// A description of which values a subscriber receives: what to select from the state and which
+/// changes to skip.
+///
+/// You get a `Subscription` of the store's whole state in the `transform` closure of
+/// ``Store/subscribe(_:transform:)`` and return a narrower one, built with ReSwift's vocabulary:
+///
+/// ```swift
+/// mainStore.subscribe(self) { subscription in
+///   subscription
+///     .select(\.films)
+///     .skip(when: { old, new in old.count == new.count })
+/// }
+/// ```
+///
+/// Each step sees the values of the step before it. The filters compare a value with the
+/// previous value *that step saw*; the first value always passes, so a new subscriber always
+/// receives the current selection.
+///
+/// A subscription is built and used on the main actor only, so its closures need not be
+/// `Sendable`.
+public struct Subscription<State> {
+  /// Installs `downstream` as the receiver of this step's values.
+  let attach: (_ downstream: @escaping (State) -> Void) -> Void
+
+  init(attach: @escaping (_ downstream: @escaping (State) -> Void) -> Void) {
+    self.attach = attach
+  }
+
+  /// Selects a part of the state with a closure.
+  ///
+  /// - Parameter selector: A function from this step's value to the part the subscriber wants.
+  /// - Returns: A subscription that delivers the selected part.
+  public func select<Substate>(
+    _ selector: @escaping (State) -> Substate
+  ) -> Subscription<Substate> {
+    Subscription<Substate> { downstream in
+      self.attach { downstream(selector($0)) }
+    }
+  }
+
+  /// Selects a part of the state with a key path.
+  ///
+  /// - Parameter keyPath: The key path of the part the subscriber wants.
+  /// - Returns: A subscription that delivers the selected part.
+  public func select<Substate>(_ keyPath: KeyPath<State, Substate>) -> Subscription<Substate> {
+    Subscription<Substate> { downstream in
+      self.attach { downstream($0[keyPath: keyPath]) }
+    }
+  }
+
+  /// Skips a value when `isRepeat` says it repeats the previous one.
+  ///
+  /// - Parameter isRepeat: Returns `true` when the new value (second argument) should be
+  ///   skipped because it repeats the old one (first argument).
+  /// - Returns: A subscription that delivers only values that are not repeats.
+  public func skipRepeats(_ isRepeat: @escaping (_ old: State, _ new: State) -> Bool)
+    -> Subscription<State>
+  {
+    skip(when: isRepeat)
+  }
+
+  /// Skips a value when `predicate` returns `true` for the previous value and the new one.
+  ///
+  /// - Parameter predicate: Called with the previous value this step saw and the new one.
+  /// - Returns: A subscription that delivers the values the predicate does not skip.
+  public func skip(when predicate: @escaping (_ old: State, _ new: State) -> Bool)
+    -> Subscription<State>
+  {
+    Subscription { downstream in
+      var previous: State?
+      self.attach { new in
+        defer { previous = new }
+        if let old = previous, predicate(old, new) { return }
+        downstream(new)
+      }
+    }
+  }
+
+  /// Delivers a value only when `predicate` returns `true` for the previous value and the new
+  /// one.
+  ///
+  /// - Parameter predicate: Called with the previous value this step saw and the new one.
+  /// - Returns: A subscription that delivers only the values the predicate accepts.
+  public func only(when predicate: @escaping (_ old: State, _ new: State) -> Bool)
+    -> Subscription<State>
+  {
+    skip(when: { !predicate($0, $1) })
+  }
+}
+
+extension Subscription where State: Equatable {
+  /// Skips a value equal to the previous one.
+  ///
+  /// A store created with `automaticallySkipsRepeats: true` (the default) adds this step to
+  /// every subscription whose selected value is `Equatable`.
+  ///
+  /// - Returns: A subscription that delivers only changed values.
+  public func skipRepeats() -> Subscription<State> {
+    skip(when: { $0 == $1 })
+  }
+}

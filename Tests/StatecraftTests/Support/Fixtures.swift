@@ -1,0 +1,104 @@
+import Dispatch
+import Foundation
+import Statecraft
+import Synchronization
+
+struct TestState: Equatable, Sendable {
+  var count = 0
+  var label = ""
+  var items: [Int] = []
+}
+
+struct Increment: Action {}
+struct Add: Action { let amount: Int }
+struct SetLabel: Action { let label: String }
+struct Tagged: Action {
+  let thread: Int
+  let sequence: Int
+}
+
+func testReducer(action: Action, state: TestState?) -> TestState {
+  var state = state ?? TestState()
+  switch action {
+  case is Increment: state.count += 1
+  case let action as Add: state.count += action.amount
+  case let action as SetLabel: state.label = action.label
+  case let action as Tagged: state.items.append(action.thread * 1_000_000 + action.sequence)
+  default: break
+  }
+  return state
+}
+
+func makeStore(
+  middleware: [Middleware<TestState>] = [],
+  automaticallySkipsRepeats: Bool = true
+) -> Store<TestState> {
+  Store(
+    reducer: testReducer, state: TestState(), middleware: middleware,
+    automaticallySkipsRepeats: automaticallySkipsRepeats)
+}
+
+/// Records every value it receives, and whether it was on the main queue each time.
+@MainActor
+final class Recorder<Value>: StoreSubscriber {
+  private(set) var values: [Value] = []
+  private(set) var allOnMainQueue = true
+  var onNewState: ((Value) -> Void)?
+
+  func newState(state: Value) {
+    if !MainQueueProbe.isCurrent { allOnMainQueue = false }
+    values.append(state)
+    onNewState?(state)
+  }
+}
+
+enum MainQueueProbe {
+  private static let key: DispatchSpecificKey<UInt8> = {
+    let key = DispatchSpecificKey<UInt8>()
+    DispatchQueue.main.setSpecific(key: key, value: 1)
+    return key
+  }()
+
+  static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) != nil }
+}
+
+/// A thread-safe list, for recording from middleware and background threads.
+final class Log<Element: Sendable>: Sendable {
+  private let storage = Mutex<[Element]>([])
+
+  func append(_ element: Element) { storage.withLock { $0.append(element) } }
+  var elements: [Element] { storage.withLock { $0 } }
+}
+
+/// Starts `count` real threads that wait behind a barrier, then run `body` with their index at
+/// the same time. Returns when all have finished.
+func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+  let barrier = Barrier()
+  let group = DispatchGroup()
+  let threads = (0..<count).map { index in
+    group.enter()
+    return Thread {
+      barrier.arrived.add(1, ordering: .acquiringAndReleasing)
+      while barrier.arrived.load(ordering: .acquiring) < count {}
+      body(index)
+      group.leave()
+    }
+  }
+  for thread in threads { thread.start() }
+  await withCheckedContinuation { continuation in
+    group.notify(queue: .global()) { continuation.resume() }
+  }
+}
+
+/// Waits on the main actor, letting the main queue run, until `condition` holds or 10 s pass.
+@MainActor
+func waitUntil(_ condition: @MainActor () -> Bool) async {
+  let deadline = ContinuousClock.now + .seconds(10)
+  while !condition(), ContinuousClock.now < deadline {
+    try? await Task.sleep(for: .milliseconds(1))
+  }
+}
+
+private final class Barrier: Sendable {
+  let arrived = Atomic<Int>(0)
+}
