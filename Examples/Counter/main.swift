@@ -5,10 +5,11 @@ import Statecraft
 
 let mainStore = Store<AppState>(reducer: counterReducer, state: nil)
 
+print("+ increments, - decrements, 0 resets, q quits")
+
 let view = CounterView()
 view.appear()
 
-print("+ increments, - decrements, 0 resets, q quits")
 input: while let line = readLine() {
   switch line.filter({ !$0.isWhitespace }) {
   case "+": mainStore.dispatch(CounterAction.increment)

@@ -243,7 +243,7 @@ import Testing
   }
 
   @Test func c12MiddlewareKeptAfterTheStoreIsGoneIsHarmless() {
-    let kept = Mutex<(DispatchFunction, GetState<TestState>, DispatchFunction)?>(nil)
+    let kept = Guarded<(DispatchFunction, GetState<TestState>, DispatchFunction)?>(nil)
     let keeper: Middleware<TestState> = { dispatch, getState in
       { next in
         kept.withLock { $0 = (dispatch, getState, next) }

@@ -12,7 +12,7 @@ import Synchronization
 ///   there;
 /// - `chain` is written once, at the end of `init`, before the core is shared, and only read
 ///   after that.
-/// Everything else is a `let` of a `Sendable` type (`Mutex`, `Atomic`, `@Sendable` closures).
+/// Everything else is a `let` of a `Sendable` type (`Locked`, `Atomic`, `@Sendable` closures).
 final class StoreCore<State: Sendable>: @unchecked Sendable {
   enum Reduce {
     case returning(Reducer<State>)
@@ -30,12 +30,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   let reentrantDispatchLimit: Int
   let automaticallySkipsRepeats: Bool
-  let committed: Mutex<Committed>
-  let registry = Mutex(Registry<State>())
+  let committed: Locked<Committed>
+  let registry = Locked(Registry<State>())
   let mainLoop = MainLoop<State>()
 
   private let reduce: Reduce
-  private let processLock = Mutex(())
+  private let processLock = Lock()
   private let owner = Atomic<UInt>(0)
   private let reducingThread = Atomic<UInt>(0)
   /// Set while the main queue runs a notification round; lets `dispatch` skip the main-queue
@@ -55,12 +55,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     reentrantDispatchLimit: Int
   ) {
     self.reduce = reduce
-    self.committed = Mutex(Committed(state: state))
+    self.committed = Locked(Committed(state: state))
     self.automaticallySkipsRepeats = automaticallySkipsRepeats
     self.reentrantDispatchLimit = reentrantDispatchLimit
     guard !middleware.isEmpty else { return }
     let dispatch: DispatchFunction = { [weak self] in self?.dispatch($0) }
-    let getState: GetState<State> = { [weak self] in self?.currentState }
+    let getState: GetState<State> = { [weak self] in self?.stateIfAny }
     let last: DispatchFunction = { [weak self] in self?.reduceFromMiddleware($0) }
     chain = middleware.reversed().reduce(last) { next, middleware in
       middleware(dispatch, getState)(next)
@@ -70,13 +70,16 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   // MARK: Reading
 
   var currentState: State {
+    guard let state = stateIfAny else { Misuse.noState() }
+    return state
+  }
+
+  /// The committed state; `nil` only while the init action goes through the middleware.
+  var stateIfAny: State? {
     if reducingThread.load(ordering: .relaxed) == currentThreadID() {
       Misuse.stateReadInReducer(reducing: reducingActionType)
     }
-    return committed.withLock { committed in
-      guard let state = committed.state else { Misuse.noState() }
-      return state
-    }
+    return committed.withLock { $0.state }
   }
 
   // MARK: Dispatching
@@ -133,7 +136,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   ///
   /// Returns whether `body` committed a state that waits for delivery.
   private func whileOwning(_ me: UInt, _ body: () -> Void) -> Bool {
-    processLock.withLock { _ in
+    processLock.withLock {
       owner.store(me, ordering: .relaxed)
       hasNewDeliveries = false
       body()

@@ -1,0 +1,69 @@
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Android)
+  import Android
+#endif
+
+/// The platform's mutex: `os_unfair_lock` on Apple platforms, `pthread_mutex_t` elsewhere.
+///
+/// The store uses this rather than `Synchronization.Mutex` because on Linux `Mutex` locks with
+/// futexes from uninstrumented code, so ThreadSanitizer cannot see its ordering and reports
+/// every access it guards as a race. The platform mutex is intercepted by ThreadSanitizer.
+final class Lock: @unchecked Sendable {
+  // @unchecked Sendable: the pointer is set once in init and the mutex it points to is made to
+  // be shared between threads.
+  #if canImport(Darwin)
+    private let mutex = UnsafeMutablePointer<os_unfair_lock>.allocate(capacity: 1)
+  #else
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+  #endif
+
+  init() {
+    #if canImport(Darwin)
+      mutex.initialize(to: os_unfair_lock())
+    #else
+      mutex.initialize(to: pthread_mutex_t())
+      pthread_mutex_init(mutex, nil)
+    #endif
+  }
+
+  deinit {
+    #if !canImport(Darwin)
+      pthread_mutex_destroy(mutex)
+    #endif
+    mutex.deinitialize(count: 1)
+    mutex.deallocate()
+  }
+
+  @inline(__always)
+  func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+    #if canImport(Darwin)
+      os_unfair_lock_lock(mutex)
+      defer { os_unfair_lock_unlock(mutex) }
+    #else
+      pthread_mutex_lock(mutex)
+      defer { pthread_mutex_unlock(mutex) }
+    #endif
+    return try body()
+  }
+}
+
+/// A value that is only read and written while holding its own ``Lock``.
+final class Locked<Value>: @unchecked Sendable {
+  // @unchecked Sendable: `value` is touched only inside `withLock`, which holds `lock`.
+  private let lock = Lock()
+  private var value: Value
+
+  init(_ value: Value) {
+    self.value = value
+  }
+
+  @inline(__always)
+  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    try lock.withLock { try body(&value) }
+  }
+}

@@ -1,0 +1,26 @@
+import ClientFixture
+import ClientMainActorFixture
+import Statecraft
+import Testing
+
+/// The client fixtures prove that app code compiles in Swift 6 mode without annotations; these
+/// tests check that it also works.
+@MainActor
+@Suite struct ClientFixtureTests {
+  @Test func globalStoreViewAndBackgroundDispatch() async {
+    let controller = FilmsViewController()
+    controller.viewDidLoad()
+    await waitUntil { controller.films == ["Return of the Jedi"] }
+    #expect(controller.films == ["Return of the Jedi"])
+    loadFilmsInTask()
+    await waitUntil { controller.films == ["The Empire Strikes Back"] }
+    #expect(controller.films == ["The Empire Strikes Back"])
+    loadFilmsInBackground()
+    await waitUntil { controller.films == ["A New Hope"] && !mainStore.state.isLoading }
+    #expect(controller.films == ["A New Hope"])
+  }
+
+  @Test func defaultMainActorIsolationModule() {
+    #expect(MainActorClient.incrementAndRead() == 1)
+  }
+}

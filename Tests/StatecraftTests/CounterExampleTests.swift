@@ -1,0 +1,54 @@
+import Foundation
+import Statecraft
+import Testing
+
+@testable import Counter
+
+@Suite struct CounterExampleTests {
+  @Test func reducerIsAPlainFunction() {
+    let initial = counterReducer(action: StatecraftInit(), state: nil)
+    #expect(initial == AppState(count: 0))
+    let incremented = counterReducer(action: CounterAction.increment, state: initial)
+    #expect(incremented.count == 1)
+    #expect(counterReducer(action: CounterAction.reset, state: incremented).count == 0)
+  }
+
+  @Test func counterRendersEachChange() throws {
+    let output = try runCounter(input: "+\n+\n-\nnope\n0\nq\n")
+    #expect(
+      output == """
+        + increments, - decrements, 0 resets, q quits
+        count: 0
+        count: 1
+        count: 2
+        count: 1
+        unknown command: nope
+        count: 0
+        bye
+
+        """)
+  }
+
+  @Test func counterEndsWhenInputIsClosed() throws {
+    let output = try runCounter(input: "+\n")
+    #expect(output.hasSuffix("count: 1\nbye\n"))
+  }
+
+  /// Runs the `counter` executable, built next to this test bundle, with `input` on stdin.
+  private func runCounter(input: String) throws -> String {
+    let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let process = Process()
+    process.executableURL = products.appendingPathComponent("counter")
+    let stdin = Pipe()
+    let stdout = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    let data = stdout.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    return String(decoding: data, as: UTF8.self)
+  }
+}

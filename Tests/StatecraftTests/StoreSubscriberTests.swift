@@ -1,0 +1,126 @@
+import Dispatch
+import Statecraft
+import Testing
+
+@MainActor
+@Suite struct StoreSubscriberTests {
+  @Test func c9DeallocatedSubscriberIsDroppedAndNeverCalled() {
+    let store = makeStore()
+    var calls = 0
+    weak var weakRecorder: Recorder<Int>?
+    do {
+      let recorder = Recorder<Int>()
+      recorder.onNewState = { _ in calls += 1 }
+      store.subscribe(recorder) { $0.select(\.count) }
+      weakRecorder = recorder
+    }
+    #expect(weakRecorder == nil)  // the store does not keep it alive
+    store.dispatch(Increment())
+    store.dispatch(Increment())
+    #expect(calls == 1)
+  }
+
+  @Test func subscribingAgainReplacesTheSubscription() {
+    let store = makeStore()
+    let recorder = Recorder<Int>()
+    store.subscribe(recorder) { $0.select(\.count) }
+    store.subscribe(recorder) { $0.select { $0.count * 100 } }
+    store.dispatch(Increment())
+    #expect(recorder.values == [0, 0, 100])
+  }
+
+  @Test func unsubscribeStopsDeliveries() {
+    let store = makeStore()
+    let recorder = Recorder<Int>()
+    store.subscribe(recorder) { $0.select(\.count) }
+    store.unsubscribe(recorder)
+    store.unsubscribe(recorder)  // a second call does nothing
+    store.dispatch(Increment())
+    #expect(recorder.values == [0])
+  }
+
+  @Test func c10UnsubscribeFromDeinit() {
+    let store = makeStore()
+    let log = Log<Int>()
+    do {
+      let view = SelfUnsubscribingView(store: store, log: log)
+      view.appear()
+      store.dispatch(Increment())
+    }
+    store.dispatch(Increment())
+    #expect(log.elements == [0, 1])
+  }
+
+  @Test func closureSubscriptionDeliversUntilCancelled() {
+    let store = makeStore()
+    var values: [Int] = []
+    let token = store.subscribe({ $0.select(\.count) }, receive: { values.append($0) })
+    store.dispatch(Increment())
+    token.cancel()
+    token.cancel()
+    store.dispatch(Increment())
+    #expect(values == [0, 1])
+  }
+
+  @Test func releasingTheTokenUnsubscribes() {
+    let store = makeStore()
+    var values: [Int] = []
+    var token: SubscriptionToken? = store.subscribe(
+      { $0.select(\.count) }, receive: { values.append($0) })
+    store.dispatch(Increment())
+    withExtendedLifetime(token) {}
+    token = nil
+    store.dispatch(Increment())
+    #expect(values == [0, 1])
+  }
+
+  @Test func cancellingATokenDuringARoundTakesEffectAtOnce() {
+    let store = makeStore()
+    var second: [Int] = []
+    var secondToken: SubscriptionToken?
+    let first = store.subscribe(
+      { $0.select(\.count) },
+      receive: { count in if count == 1 { secondToken?.cancel() } })
+    secondToken = store.subscribe({ $0.select(\.count) }, receive: { second.append($0) })
+    store.dispatch(Increment())
+    #expect(second == [0])
+    withExtendedLifetime(first) {}
+  }
+
+  @Test func manySubscribersComeAndGo() {
+    let store = makeStore()
+    let keep = (0..<10).map { _ in Recorder<Int>() }
+    for recorder in keep { store.subscribe(recorder) { $0.select(\.count) } }
+    for _ in 0..<200 {
+      let transient = Recorder<Int>()
+      store.subscribe(transient) { $0.select(\.count) }
+      store.unsubscribe(transient)
+    }
+    store.dispatch(Increment())
+    #expect(keep.allSatisfy { $0.values == [0, 1] })
+  }
+}
+
+/// A view that unsubscribes itself in `deinit`, as a view controller does.
+@MainActor
+private final class SelfUnsubscribingView: StoreSubscriber {
+  let store: Store<TestState>
+  let log: Log<Int>
+
+  init(store: Store<TestState>, log: Log<Int>) {
+    self.store = store
+    self.log = log
+  }
+
+  func appear() {
+    store.subscribe(self) { $0.select(\.count) }
+  }
+
+  deinit {
+    store.unsubscribe(self)
+  }
+
+  func newState(state: Int) {
+    log.append(state)
+  }
+}

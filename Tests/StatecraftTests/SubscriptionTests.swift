@@ -1,0 +1,136 @@
+import Statecraft
+import Testing
+
+@MainActor
+@Suite struct SubscriptionTests {
+  @Test func selectWithAKeyPath() {
+    let store = makeStore()
+    let recorder = Recorder<String>()
+    store.subscribe(recorder) { $0.select(\.label) }
+    store.dispatch(SetLabel(label: "a"))
+    #expect(recorder.values == ["", "a"])
+  }
+
+  @Test func selectWithAClosure() {
+    let store = makeStore()
+    let recorder = Recorder<Int>()
+    store.subscribe(recorder) { $0.select { $0.count * 10 } }
+    store.dispatch(Increment())
+    #expect(recorder.values == [0, 10])
+  }
+
+  @Test func selectionsChain() {
+    let store = makeStore()
+    let recorder = Recorder<Int>()
+    store.subscribe(recorder) { $0.select(\.label).select(\.count) }
+    store.dispatch(SetLabel(label: "abc"))
+    #expect(recorder.values == [0, 3])
+  }
+
+  @Test func automaticSkipRepeatsForEquatableSelections() {
+    let store = makeStore()
+    let recorder = Recorder<Int>()
+    store.subscribe(recorder) { $0.select(\.count) }
+    store.dispatch(SetLabel(label: "unrelated"))
+    store.dispatch(Increment())
+    store.dispatch(SetLabel(label: "unrelated again"))
+    #expect(recorder.values == [0, 1])
+  }
+
+  @Test func automaticSkipRepeatsCanBeTurnedOff() {
+    let store = makeStore(automaticallySkipsRepeats: false)
+    let recorder = Recorder<Int>()
+    store.subscribe(recorder) { $0.select(\.count) }
+    store.dispatch(SetLabel(label: "unrelated"))
+    store.dispatch(Increment())
+    #expect(recorder.values == [0, 0, 1])
+  }
+
+  @Test func automaticSkipRepeatsAppliesToGenericSubscribers() {
+    let store = makeStore()
+    let recorder = Recorder<Int>()
+    subscribeGenerically(recorder, to: store, selecting: \.count)
+    store.dispatch(SetLabel(label: "unrelated"))
+    store.dispatch(Increment())
+    #expect(recorder.values == [0, 1])
+  }
+
+  @Test func wholeStateSubscriptionSkipsEqualStates() {
+    let store = makeStore()
+    let recorder = Recorder<TestState>()
+    store.subscribe(recorder)
+    store.dispatch(Add(amount: 0))
+    store.dispatch(Increment())
+    #expect(recorder.values.map(\.count) == [0, 1])
+  }
+
+  @Test func nonEquatableSelectionsAreDeliveredEveryTime() {
+    let store = makeStore()
+    let recorder = Recorder<NotEquatable>()
+    store.subscribe(recorder) { $0.select { NotEquatable(count: $0.count) } }
+    store.dispatch(SetLabel(label: "x"))
+    #expect(recorder.values.map(\.count) == [0, 0])
+  }
+
+  @Test func skipRepeatsWithAClosure() {
+    let store = makeStore(automaticallySkipsRepeats: false)
+    let recorder = Recorder<NotEquatable>()
+    store.subscribe(recorder) {
+      $0.select { NotEquatable(count: $0.count) }.skipRepeats { $0.count == $1.count }
+    }
+    store.dispatch(SetLabel(label: "x"))
+    store.dispatch(Increment())
+    #expect(recorder.values.map(\.count) == [0, 1])
+  }
+
+  @Test func explicitSkipRepeats() {
+    let store = makeStore(automaticallySkipsRepeats: false)
+    let recorder = Recorder<Int>()
+    store.subscribe(recorder) { $0.select(\.count).skipRepeats() }
+    store.dispatch(SetLabel(label: "x"))
+    store.dispatch(Increment())
+    #expect(recorder.values == [0, 1])
+  }
+
+  @Test func skipWhenComparesWithThePreviousValue() {
+    let store = makeStore()
+    let recorder = Recorder<Int>()
+    // Skip changes smaller than 5 relative to the previous state.
+    store.subscribe(recorder) { $0.select(\.count).skip(when: { abs($1 - $0) < 5 }) }
+    store.dispatch(Add(amount: 1))
+    store.dispatch(Add(amount: 10))
+    store.dispatch(Add(amount: 2))
+    #expect(recorder.values == [0, 11])
+  }
+
+  @Test func onlyWhenDeliversWhatThePredicateAccepts() {
+    let store = makeStore()
+    let recorder = Recorder<Int>()
+    store.subscribe(recorder) { $0.select(\.count).only(when: { $1 > $0 }) }
+    store.dispatch(Add(amount: 2))
+    store.dispatch(Add(amount: -1))
+    store.dispatch(Add(amount: 3))
+    #expect(recorder.values == [0, 2, 4])
+  }
+
+  @Test func theFirstValueAlwaysPassesTheFilters() {
+    let store = makeStore()
+    let recorder = Recorder<Int>()
+    store.subscribe(recorder) { $0.select(\.count).only(when: { _, _ in false }) }
+    store.dispatch(Increment())
+    #expect(recorder.values == [0])
+  }
+}
+
+struct NotEquatable {
+  let count: Int
+}
+
+/// Subscribes from a context where `Value` is not known to be `Equatable`.
+@MainActor
+private func subscribeGenerically<Value>(
+  _ recorder: Recorder<Value>, to store: Store<TestState>,
+  selecting keyPath: KeyPath<TestState, Value>
+) {
+  store.subscribe(recorder) { $0.select(keyPath) }
+}
