@@ -9,6 +9,7 @@ extension Store {
   ///
   /// - Parameter subscriber: The object to notify. The store holds it weakly.
   @MainActor
+  @inlinable
   public func subscribe<Subscriber: StoreSubscriber>(_ subscriber: Subscriber)
   where Subscriber.StoreSubscriberStateType == State {
     subscribe(subscriber) { $0 }
@@ -38,20 +39,57 @@ extension Store {
   ///   - transform: Builds the subscription from one of the whole state.
   /// - Complexity: O(1) amortized, plus the cost of delivering the first value.
   @MainActor
+  @inlinable
   public func subscribe<SelectedState, Subscriber: StoreSubscriber>(
     _ subscriber: Subscriber,
     transform: (Subscription<State>) -> Subscription<SelectedState>
   ) where Subscriber.StoreSubscriberStateType == SelectedState {
-    let entry = SubscriptionEntryFactory.make(
-      core: core, owner: ObjectIdentifier(subscriber), transform: transform
-    ) { [weak subscriber] entry, value in
+    let relay = SubscriptionRelay<State>()
+    var selection = transform(relay.subscription)
+    if core.automaticallySkipsRepeats, let isEqual = dynamicEquality(of: SelectedState.self) {
+      selection = selection.skipRepeats(isEqual)
+    }
+    connect(selection, from: relay, to: subscriber)
+  }
+
+  /// Subscribes an object to an `Equatable` selection of the state.
+  ///
+  /// Behaves as the overload for any selection; chosen when the selected type is known to be
+  /// `Equatable`, so that skipping repeats compares with the type's own `==`.
+  ///
+  /// - Parameters:
+  ///   - subscriber: The object to notify. The store holds it weakly.
+  ///   - transform: Builds the subscription from one of the whole state.
+  @MainActor
+  @inlinable
+  public func subscribe<SelectedState: Equatable, Subscriber: StoreSubscriber>(
+    _ subscriber: Subscriber,
+    transform: (Subscription<State>) -> Subscription<SelectedState>
+  ) where Subscriber.StoreSubscriberStateType == SelectedState {
+    let relay = SubscriptionRelay<State>()
+    var selection = transform(relay.subscription)
+    if core.automaticallySkipsRepeats {
+      selection = selection.skipRepeats()
+    }
+    connect(selection, from: relay, to: subscriber)
+  }
+
+  @MainActor
+  @inlinable
+  func connect<SelectedState, Subscriber: StoreSubscriber>(
+    _ selection: Subscription<SelectedState>,
+    from relay: SubscriptionRelay<State>,
+    to subscriber: Subscriber
+  ) where Subscriber.StoreSubscriberStateType == SelectedState {
+    let status = SubscriptionStatus()
+    selection.attach { [weak subscriber] value in
       guard let subscriber else {
-        entry.markGone()
+        status.markGone()
         return
       }
       subscriber.newState(state: value)
     }
-    core.register(entry.entry, initial: entry.initial)
+    core.register(relay, status: status, owner: ObjectIdentifier(subscriber))
   }
 
   /// Subscribes a closure to a selection of the state, for code that is not a class.
@@ -63,6 +101,8 @@ extension Store {
   /// ```
   ///
   /// The subscription lasts until you call ``SubscriptionToken/cancel()`` or release the token.
+  /// Selections are skipped when they repeat under the same rules as for
+  /// ``subscribe(_:transform:)``.
   ///
   /// - Parameters:
   ///   - transform: Builds the subscription from one of the whole state.
@@ -70,16 +110,43 @@ extension Store {
   ///     committed state's selection that passes the filters.
   /// - Returns: The token that keeps the subscription alive.
   @MainActor
+  @inlinable
   public func subscribe<SelectedState>(
     _ transform: (Subscription<State>) -> Subscription<SelectedState>,
     receive: @escaping @MainActor (SelectedState) -> Void
   ) -> SubscriptionToken {
-    let made = SubscriptionEntryFactory.make(core: core, owner: nil, transform: transform) {
-      _, value in receive(value)
+    let relay = SubscriptionRelay<State>()
+    var selection = transform(relay.subscription)
+    if core.automaticallySkipsRepeats, let isEqual = dynamicEquality(of: SelectedState.self) {
+      selection = selection.skipRepeats(isEqual)
     }
-    core.register(made.entry, initial: made.initial)
-    let entry = made.entry
-    return SubscriptionToken { [weak core] in core?.remove(entry) }
+    selection.attach { receive($0) }
+    return core.registerToken(relay, status: SubscriptionStatus())
+  }
+
+  /// Subscribes a closure to an `Equatable` selection of the state.
+  ///
+  /// Behaves as the overload for any selection; chosen when the selected type is known to be
+  /// `Equatable`, so that skipping repeats compares with the type's own `==`.
+  ///
+  /// - Parameters:
+  ///   - transform: Builds the subscription from one of the whole state.
+  ///   - receive: Called on the main actor with the current selection at once, then with each
+  ///     committed state's selection that passes the filters.
+  /// - Returns: The token that keeps the subscription alive.
+  @MainActor
+  @inlinable
+  public func subscribe<SelectedState: Equatable>(
+    _ transform: (Subscription<State>) -> Subscription<SelectedState>,
+    receive: @escaping @MainActor (SelectedState) -> Void
+  ) -> SubscriptionToken {
+    let relay = SubscriptionRelay<State>()
+    var selection = transform(relay.subscription)
+    if core.automaticallySkipsRepeats {
+      selection = selection.skipRepeats()
+    }
+    selection.attach { receive($0) }
+    return core.registerToken(relay, status: SubscriptionStatus())
   }
 
   /// Ends the subscription of `subscriber`.
@@ -93,30 +160,5 @@ extension Store {
   /// - Complexity: O(1) amortized.
   public func unsubscribe(_ subscriber: AnyObject) {
     core.removeSubscription(of: ObjectIdentifier(subscriber))
-  }
-}
-
-extension StoreCore {
-  @MainActor
-  func register(_ entry: SubscriptionEntry<State>, initial: State) {
-    let replaced = registry.withLock { $0.add(entry) }
-    if replaced != nil {
-      committed.withLock { $0.subscriptionCount -= 1 }
-    }
-    entry.deliverInitial(initial)
-  }
-
-  func removeSubscription(of owner: ObjectIdentifier) {
-    let removed = registry.withLock { $0.remove(owner: owner) }
-    if removed {
-      committed.withLock { $0.subscriptionCount -= 1 }
-    }
-  }
-
-  func remove(_ entry: SubscriptionEntry<State>) {
-    let removed = registry.withLock { $0.remove(entry) }
-    if removed {
-      committed.withLock { $0.subscriptionCount -= 1 }
-    }
   }
 }

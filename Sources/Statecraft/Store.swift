@@ -25,7 +25,7 @@ public final class Store<State: Sendable>: Sendable {
   /// with a message about an endless loop.
   public static var reentrantDispatchLimit: Int { 10_000 }
 
-  let core: StoreCore<State>
+  @usableFromInline let core: StoreCore<State>
 
   /// Creates a store with a reducer of ReSwift's shape.
   ///
@@ -79,7 +79,7 @@ public final class Store<State: Sendable>: Sendable {
   }
 
   private init(
-    reduce: StoreCore<State>.Reduce,
+    reduce: Reduction<State>.Reduce,
     state: State?,
     middleware: [Middleware<State>],
     automaticallySkipsRepeats: Bool

@@ -19,9 +19,14 @@
 /// A subscription is built and used on the main actor only, so its closures need not be
 /// `Sendable`.
 public struct Subscription<State> {
-  /// Installs `downstream` as the receiver of this step's values.
-  let attach: (_ downstream: @escaping (State) -> Void) -> Void
+  // The methods are @inlinable so that the closures they build are specialized for the app's
+  // concrete types: unspecialized, each step looked up generic metadata on every notification
+  // (1,000 subscribers selecting one field each: 126 µs per dispatch before, see the commit).
 
+  /// Installs `downstream` as the receiver of this step's values.
+  @usableFromInline let attach: (_ downstream: @escaping (State) -> Void) -> Void
+
+  @inlinable
   init(attach: @escaping (_ downstream: @escaping (State) -> Void) -> Void) {
     self.attach = attach
   }
@@ -30,7 +35,7 @@ public struct Subscription<State> {
   ///
   /// - Parameter selector: A function from this step's value to the part the subscriber wants.
   /// - Returns: A subscription that delivers the selected part.
-  public func select<Substate>(
+  @inlinable public func select<Substate>(
     _ selector: @escaping (State) -> Substate
   ) -> Subscription<Substate> {
     Subscription<Substate> { downstream in
@@ -42,7 +47,9 @@ public struct Subscription<State> {
   ///
   /// - Parameter keyPath: The key path of the part the subscriber wants.
   /// - Returns: A subscription that delivers the selected part.
-  public func select<Substate>(_ keyPath: KeyPath<State, Substate>) -> Subscription<Substate> {
+  @inlinable public func select<Substate>(_ keyPath: KeyPath<State, Substate>) -> Subscription<
+    Substate
+  > {
     Subscription<Substate> { downstream in
       self.attach { downstream($0[keyPath: keyPath]) }
     }
@@ -53,7 +60,7 @@ public struct Subscription<State> {
   /// - Parameter isRepeat: Returns `true` when the new value (second argument) should be
   ///   skipped because it repeats the old one (first argument).
   /// - Returns: A subscription that delivers only values that are not repeats.
-  public func skipRepeats(_ isRepeat: @escaping (_ old: State, _ new: State) -> Bool)
+  @inlinable public func skipRepeats(_ isRepeat: @escaping (_ old: State, _ new: State) -> Bool)
     -> Subscription<State>
   {
     skip(when: isRepeat)
@@ -63,14 +70,13 @@ public struct Subscription<State> {
   ///
   /// - Parameter predicate: Called with the previous value this step saw and the new one.
   /// - Returns: A subscription that delivers the values the predicate does not skip.
-  public func skip(when predicate: @escaping (_ old: State, _ new: State) -> Bool)
+  @inlinable public func skip(when predicate: @escaping (_ old: State, _ new: State) -> Bool)
     -> Subscription<State>
   {
     Subscription { downstream in
-      var previous: State?
+      let previous = PreviousValue<State>()
       self.attach { new in
-        defer { previous = new }
-        if let old = previous, predicate(old, new) { return }
+        if let old = previous.exchange(new), predicate(old, new) { return }
         downstream(new)
       }
     }
@@ -81,7 +87,7 @@ public struct Subscription<State> {
   ///
   /// - Parameter predicate: Called with the previous value this step saw and the new one.
   /// - Returns: A subscription that delivers only the values the predicate accepts.
-  public func only(when predicate: @escaping (_ old: State, _ new: State) -> Bool)
+  @inlinable public func only(when predicate: @escaping (_ old: State, _ new: State) -> Bool)
     -> Subscription<State>
   {
     skip(when: { !predicate($0, $1) })
@@ -95,7 +101,7 @@ extension Subscription where State: Equatable {
   /// every subscription whose selected value is `Equatable`.
   ///
   /// - Returns: A subscription that delivers only changed values.
-  public func skipRepeats() -> Subscription<State> {
+  @inlinable public func skipRepeats() -> Subscription<State> {
     skip(when: { $0 == $1 })
   }
 }

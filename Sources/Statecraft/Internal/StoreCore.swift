@@ -1,95 +1,79 @@
 import Dispatch
 import Synchronization
 
-/// The engine behind ``Store``: the process lock, the committed state, the delivery list and the
-/// subscriptions.
+/// The engine behind ``Store``: the process lock, the middleware chain, the delivery to the main
+/// queue and the subscriptions.
 ///
 /// `Docs/ConcurrencyModel.md` states the invariants this type keeps.
 ///
-/// `@unchecked Sendable` because of three stored properties that no lock guards:
-/// - `pending`, `reducingActionType` and `hasNewDeliveries` are read and written only by the
-///   thread recorded in `owner`, which holds `processLock` for the whole time it is recorded
-///   there;
+/// `@unchecked Sendable` because of two stored properties that no lock guards:
+/// - `pending` is read and written only by the thread recorded in `reduction.owner`, which holds
+///   `processLock` for the whole time it is recorded there;
 /// - `chain` is written once, at the end of `init`, before the core is shared, and only read
 ///   after that.
-/// Everything else is a `let` of a `Sendable` type (`Locked`, `Atomic`, `@Sendable` closures).
+/// Everything else is a `let` of a `Sendable` type (`Lock`, `Atomic`, `Reduction`).
+@usableFromInline
 final class StoreCore<State: Sendable>: @unchecked Sendable {
-  enum Reduce {
-    case returning(Reducer<State>)
-    case inPlace(InPlaceReducer<State>)
-  }
-
-  struct Committed {
-    /// `nil` only until the init action is reduced, and while the reducer runs.
-    var state: State?
-    var version: UInt64 = 0
-    var deliveries = FIFO<(version: UInt64, state: State)>()
-    var subscriptionCount = 0
-    var isDrainScheduled = false
-  }
-
+  let reduction: Reduction<State>
   let reentrantDispatchLimit: Int
-  let automaticallySkipsRepeats: Bool
-  let committed: Locked<Committed>
+  @usableFromInline let automaticallySkipsRepeats: Bool
   let registry = Locked(Registry<State>())
   let mainLoop = MainLoop<State>()
-
-  private let reduce: Reduce
-  private let processLock = Lock()
-  private let owner = Atomic<UInt>(0)
-  private let reducingThread = Atomic<UInt>(0)
   /// Set while the main queue runs a notification round; lets `dispatch` skip the main-queue
   /// check when no round is running.
   let isMainDelivering = Atomic<Bool>(false)
 
+  private let processLock = Lock()
   private var pending = FIFO<any Action>()
-  private var reducingActionType: (any Action.Type)?
-  private var hasNewDeliveries = false
   private var chain: DispatchFunction?
 
+  var committed: Locked<Reduction<State>.Committed> { reduction.committed }
+
   init(
-    reduce: Reduce,
+    reduce: Reduction<State>.Reduce,
     state: State?,
     middleware: [Middleware<State>],
     automaticallySkipsRepeats: Bool,
     reentrantDispatchLimit: Int
   ) {
-    self.reduce = reduce
-    self.committed = Locked(Committed(state: state))
+    reduction = Reduction(reduce: reduce, state: state)
     self.automaticallySkipsRepeats = automaticallySkipsRepeats
     self.reentrantDispatchLimit = reentrantDispatchLimit
     guard !middleware.isEmpty else { return }
     let dispatch: DispatchFunction = { [weak self] in self?.dispatch($0) }
-    let getState: GetState<State> = { [weak self] in self?.stateIfAny }
-    let last: DispatchFunction = { [weak self] in self?.reduceFromMiddleware($0) }
-    chain = middleware.reversed().reduce(last) { next, middleware in
+    let getState: GetState<State> = { [weak self] in self?.reduction.stateIfAny }
+    chain = middleware.reversed().reduce(endOfChain()) { next, middleware in
       middleware(dispatch, getState)(next)
+    }
+  }
+
+  /// The function at the end of the middleware chain: reduces on the thread that holds the
+  /// process lock, or, for a middleware that calls `next` later, takes the lock first.
+  private func endOfChain() -> DispatchFunction {
+    { [reduction, weak self] action in
+      let me = currentThreadID()
+      reduction.checkNotReducing(action, thread: me)
+      if reduction.owner.load(ordering: .relaxed) == me {
+        if reduction.commit(action, thread: me) { reduction.hasNewDeliveries = true }
+      } else {
+        self?.reduceLater(action, thread: me)
+      }
     }
   }
 
   // MARK: Reading
 
   var currentState: State {
-    guard let state = stateIfAny else { Misuse.noState() }
+    guard let state = reduction.stateIfAny else { Misuse.noState() }
     return state
-  }
-
-  /// The committed state; `nil` only while the init action goes through the middleware.
-  var stateIfAny: State? {
-    if reducingThread.load(ordering: .relaxed) == currentThreadID() {
-      Misuse.stateReadInReducer(reducing: reducingActionType)
-    }
-    return committed.withLock { $0.state }
   }
 
   // MARK: Dispatching
 
   func dispatch(_ action: any Action) {
     let me = currentThreadID()
-    if reducingThread.load(ordering: .relaxed) == me {
-      Misuse.dispatchInReducer(action, reducing: reducingActionType)
-    }
-    if owner.load(ordering: .relaxed) == me {
+    reduction.checkNotReducing(action, thread: me)
+    if reduction.owner.load(ordering: .relaxed) == me {
       pending.append(action)
       return
     }
@@ -97,38 +81,33 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       let queued = MainActor.assumeIsolated { mainLoop.enqueueIfDelivering(action) }
       if queued { return }
     }
-    let delivered = process(action, me: me)
-    if delivered { deliverOrScheduleDelivery() }
+    if process(action, me: me) { deliverOrScheduleDelivery() }
   }
 
-  /// Runs `action` through the chain and then every action queued meanwhile, holding the process
-  /// lock.
+  /// Runs `action` through the chain and then every action queued meanwhile.
   ///
   /// Returns whether any commit waits for delivery.
   @discardableResult
   func process(_ action: any Action, me: UInt) -> Bool {
-    whileOwning(me) {
-      runChain(action)
-      drainPending()
+    guard let chain else {
+      // Without middleware nothing can dispatch re-entrantly on this thread (a reducer may not;
+      // subscribers queue on the main loop), so the state lock alone orders the reductions.
+      return reduction.commit(action, thread: me)
     }
-  }
-
-  private func runChain(_ action: any Action) {
-    if let chain {
+    return whileOwning(me) {
       chain(action)
-    } else {
-      reduceLocked(action)
+      drainPending(chain)
     }
   }
 
-  private func drainPending() {
+  private func drainPending(_ chain: DispatchFunction) {
     var count = 0
     while let next = pending.popFirst() {
       count += 1
       if count > reentrantDispatchLimit {
         Misuse.runaway(next, limit: reentrantDispatchLimit)
       }
-      runChain(next)
+      chain(next)
     }
   }
 
@@ -137,59 +116,22 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// Returns whether `body` committed a state that waits for delivery.
   private func whileOwning(_ me: UInt, _ body: () -> Void) -> Bool {
     processLock.withLock {
-      owner.store(me, ordering: .relaxed)
-      hasNewDeliveries = false
+      reduction.owner.store(me, ordering: .relaxed)
+      reduction.hasNewDeliveries = false
       body()
-      owner.store(0, ordering: .relaxed)
-      return hasNewDeliveries
+      reduction.owner.store(0, ordering: .relaxed)
+      return reduction.hasNewDeliveries
     }
   }
 
-  /// The end of the middleware chain.
-  ///
-  /// Called on the owner thread while the chain runs, or later from anywhere by a middleware that
-  /// delayed the action.
-  private func reduceFromMiddleware(_ action: any Action) {
-    let me = currentThreadID()
-    if reducingThread.load(ordering: .relaxed) == me {
-      Misuse.dispatchInReducer(action, reducing: reducingActionType)
-    }
-    if owner.load(ordering: .relaxed) == me {
-      reduceLocked(action)
-      return
-    }
+  /// Reduces an action that a middleware passed on after its dispatch returned.
+  private func reduceLater(_ action: any Action, thread me: UInt) {
+    guard let chain else { return }
     let delivered = whileOwning(me) {
-      reduceLocked(action)
-      drainPending()
+      if reduction.commit(action, thread: me) { reduction.hasNewDeliveries = true }
+      drainPending(chain)
     }
     if delivered { deliverOrScheduleDelivery() }
-  }
-
-  /// Reduces `action` and commits the result.
-  ///
-  /// Only the owner thread calls this.
-  private func reduceLocked(_ action: any Action) {
-    reducingThread.store(currentThreadID(), ordering: .relaxed)
-    reducingActionType = type(of: action)
-    defer {
-      reducingThread.store(0, ordering: .relaxed)
-      reducingActionType = nil
-    }
-    let delivered = committed.withLock { committed in
-      switch reduce {
-      case .returning(let reducer):
-        committed.state = reducer(action, committed.state.take())
-      case .inPlace(let reducer):
-        guard var state = committed.state.take() else { Misuse.noState() }
-        reducer(&state, action)
-        committed.state = state
-      }
-      committed.version &+= 1
-      guard committed.subscriptionCount > 0, let state = committed.state else { return false }
-      committed.deliveries.append((committed.version, state))
-      return true
-    }
-    if delivered { hasNewDeliveries = true }
   }
 
   /// Makes sure the store has a state after the init action went through the middleware: a
@@ -197,7 +139,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func reduceInitIfNeeded() {
     let hasState = committed.withLock { $0.state != nil }
     guard !hasState else { return }
-    _ = whileOwning(currentThreadID()) { reduceLocked(StatecraftInit()) }
+    let me = currentThreadID()
+    _ = whileOwning(me) { reduction.commit(StatecraftInit(), thread: me) }
   }
 
   // MARK: Delivering
@@ -273,10 +216,12 @@ final class MainLoop<State: Sendable> {
 
   private func notify(_ core: StoreCore<State>, _ state: State, version: UInt64) {
     let entries = core.registry.withLock { $0.entries }
-    for entry in entries {
-      entry.deliver(state, version: version)
-      if !entry.isActive.load(ordering: .relaxed), !entry.isRemoved.load(ordering: .relaxed) {
-        core.remove(entry)
+    // A buffer, not the array's generic iterator: this code is not specialized for `State`, and
+    // the iterator's unspecialized calls cost as much as a delivery.
+    entries.withUnsafeBufferPointer { entries in
+      for index in entries.indices where !entries[index].deliver(state, version: version) {
+        // The subscriber was found deallocated: drop its entry.
+        core.remove(entries[index])
       }
     }
   }

@@ -1,44 +1,67 @@
 import Synchronization
 
+/// Whether a subscription still delivers, shared by its entry and its last step.
+///
+/// The last step holds it strongly (not the entry weakly) to mark the subscription gone when it
+/// finds the subscriber deallocated: a weak reference would move the entry's reference counts to
+/// the slow path on every notification.
+@usableFromInline
+final class SubscriptionStatus: Sendable {
+  /// Cleared by removal (any thread) or when the subscriber is found deallocated.
+  ///
+  /// Checked just before each delivery, so removal during a notification round takes effect at
+  /// once.
+  let isActive = Atomic<Bool>(true)
+  /// Set once the registry has counted the subscription as removed; guarded by the registry
+  /// lock.
+  let isRemoved = Atomic<Bool>(false)
+
+  @inlinable
+  init() {}
+
+  @usableFromInline
+  func markGone() {
+    isActive.store(false, ordering: .releasing)
+  }
+}
+
 /// One subscription: the composed pipeline from the store's state to the subscriber, and the
 /// identity it is registered under.
 @MainActor
 final class SubscriptionEntry<State: Sendable>: Sendable {
   /// The subscriber object, for `unsubscribe(_:)`; `nil` for closure subscriptions.
   nonisolated let owner: ObjectIdentifier?
-  /// Cleared by removal (any thread) or when the subscriber is found deallocated.
-  ///
-  /// Checked just before each delivery, so removal during a notification round takes effect at
-  /// once.
-  nonisolated let isActive = Atomic<Bool>(true)
-  /// Set once the registry has counted this entry as removed; guarded by the registry lock.
-  nonisolated let isRemoved = Atomic<Bool>(false)
+  nonisolated let status: SubscriptionStatus
   /// The version of the state delivered on subscribing; later deliveries must be newer.
   private let startVersion: UInt64
-  private var receive: (State) -> Void = { _ in }
+  private let receive: (State) -> Void
 
-  init(owner: ObjectIdentifier?, startVersion: UInt64) {
+  init(
+    owner: ObjectIdentifier?, status: SubscriptionStatus, startVersion: UInt64,
+    receive: @escaping (State) -> Void
+  ) {
     self.owner = owner
+    self.status = status
     self.startVersion = startVersion
-  }
-
-  func connect(_ receive: @escaping (State) -> Void) {
     self.receive = receive
   }
 
-  /// Delivers the state committed as `version`, unless this subscription already has it.
-  func deliver(_ state: State, version: UInt64) {
-    guard version > startVersion, isActive.load(ordering: .acquiring) else { return }
-    receive(state)
+  /// Delivers the state committed as `version`, unless this subscription already has it or is
+  /// no longer active.
+  ///
+  /// Returns `false` if the subscription turned out to be gone.
+  func deliver(_ state: State, version: UInt64) -> Bool {
+    if status.isActive.load(ordering: .acquiring) {
+      guard version > startVersion else { return true }
+      receive(state)
+      if status.isActive.load(ordering: .relaxed) { return true }
+    }
+    return status.isRemoved.load(ordering: .relaxed)
   }
 
   /// Delivers the state the subscription starts from.
   func deliverInitial(_ state: State) {
     receive(state)
-  }
-
-  nonisolated func markGone() {
-    isActive.store(false, ordering: .releasing)
   }
 }
 
@@ -86,11 +109,11 @@ struct Registry<State: Sendable> {
 
   @discardableResult
   private mutating func deactivate(_ entry: SubscriptionEntry<State>) -> Bool {
-    entry.markGone()
-    guard !entry.isRemoved.exchange(true, ordering: .relaxed) else { return false }
+    entry.status.markGone()
+    guard !entry.status.isRemoved.exchange(true, ordering: .relaxed) else { return false }
     inactiveCount += 1
     if inactiveCount >= 32, inactiveCount * 2 >= entries.count {
-      entries.removeAll { $0.isRemoved.load(ordering: .relaxed) }
+      entries.removeAll { $0.status.isRemoved.load(ordering: .relaxed) }
       inactiveCount = 0
     }
     return true

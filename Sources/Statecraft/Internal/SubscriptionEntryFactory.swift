@@ -1,44 +1,23 @@
-/// Builds a subscription's pipeline: the user's transform, automatic skip-repeats, and the sink.
-enum SubscriptionEntryFactory {
-  @MainActor
-  static func make<State: Sendable, SelectedState>(
-    core: StoreCore<State>,
-    owner: ObjectIdentifier?,
-    transform: (Subscription<State>) -> Subscription<SelectedState>,
-    sink: @escaping @MainActor (SubscriptionEntry<State>, SelectedState) -> Void
-  ) -> (entry: SubscriptionEntry<State>, initial: State) {
-    let relay = Relay<State>()
-    var selected = transform(Subscription { relay.downstream = $0 })
-    if core.automaticallySkipsRepeats, let isEqual = equality(of: SelectedState.self) {
-      selected = selected.skipRepeats(isEqual)
-    }
-    // Read the state and count the subscription in one critical section: every commit after
-    // this read is then queued for delivery, and the version gate drops those before it.
-    let (state, version) = core.committed.withLock { committed in
-      committed.subscriptionCount += 1
-      return (committed.state, committed.version)
-    }
-    guard let state else { Misuse.noState() }
-    let entry = SubscriptionEntry<State>(owner: owner, startVersion: version)
-    selected.attach { [weak entry] value in
-      guard let entry else { return }
-      sink(entry, value)
-    }
-    entry.connect(relay.downstream)
-    return (entry, state)
-  }
+/// The first step of a subscription: hands the store's states to the steps the transform added.
+@usableFromInline
+final class SubscriptionRelay<State> {
+  @usableFromInline var downstream: (State) -> Void = { _ in }
 
-  /// `==` for `Value` when it is `Equatable`, found at run time so that generic code gets
-  /// automatic skip-repeats too.
-  static func equality<Value>(of type: Value.Type) -> ((Value, Value) -> Bool)? {
-    guard let equatable = type as? any Equatable.Type else { return nil }
-    return equatable.sameTypeEquality(as: type)
+  @inlinable
+  init() {}
+
+  @inlinable
+  var subscription: Subscription<State> {
+    Subscription { self.downstream = $0 }
   }
 }
 
-/// The first step of a subscription: hands the store's states to the steps the transform added.
-private final class Relay<State> {
-  var downstream: (State) -> Void = { _ in }
+/// `==` for `Value` when it is `Equatable`, found at run time so that generic code gets
+/// automatic skip-repeats too.
+@usableFromInline
+func dynamicEquality<Value>(of type: Value.Type) -> ((Value, Value) -> Bool)? {
+  guard let equatable = type as? any Equatable.Type else { return nil }
+  return equatable.sameTypeEquality(as: type)
 }
 
 extension Equatable {
@@ -47,5 +26,63 @@ extension Equatable {
     precondition(Value.self == Self.self)
     // Value and Self are the same type, checked above, so the bit casts are identities.
     return { lhs, rhs in unsafeBitCast(lhs, to: Self.self) == unsafeBitCast(rhs, to: Self.self) }
+  }
+}
+
+extension StoreCore {
+  /// Registers a subscription whose steps end in `relay` and delivers the current state to it.
+  ///
+  /// Reads the state and counts the subscription in one critical section: every commit after
+  /// this read is then queued for delivery, and the version gate drops those before it.
+  @MainActor
+  @usableFromInline
+  func register(
+    _ relay: SubscriptionRelay<State>, status: SubscriptionStatus, owner: ObjectIdentifier
+  ) {
+    add(relay, status: status, owner: owner)
+  }
+
+  @MainActor
+  @discardableResult
+  private func add(
+    _ relay: SubscriptionRelay<State>, status: SubscriptionStatus, owner: ObjectIdentifier?
+  ) -> SubscriptionEntry<State> {
+    let (state, version) = committed.withLock { committed in
+      committed.subscriptionCount += 1
+      return (committed.state, committed.version)
+    }
+    guard let state else { Misuse.noState() }
+    let entry = SubscriptionEntry<State>(
+      owner: owner, status: status, startVersion: version, receive: relay.downstream)
+    let replaced = registry.withLock { $0.add(entry) }
+    if replaced != nil {
+      committed.withLock { $0.subscriptionCount -= 1 }
+    }
+    entry.deliverInitial(state)
+    return entry
+  }
+
+  /// Registers a closure subscription and returns the token that ends it.
+  @MainActor
+  @usableFromInline
+  func registerToken(
+    _ relay: SubscriptionRelay<State>, status: SubscriptionStatus
+  ) -> SubscriptionToken {
+    let entry = add(relay, status: status, owner: nil)
+    return SubscriptionToken { [weak self] in self?.remove(entry) }
+  }
+
+  func removeSubscription(of owner: ObjectIdentifier) {
+    let removed = registry.withLock { $0.remove(owner: owner) }
+    if removed {
+      committed.withLock { $0.subscriptionCount -= 1 }
+    }
+  }
+
+  func remove(_ entry: SubscriptionEntry<State>) {
+    let removed = registry.withLock { $0.remove(entry) }
+    if removed {
+      committed.withLock { $0.subscriptionCount -= 1 }
+    }
   }
 }
