@@ -26,6 +26,30 @@ import Testing
     #expect(Self.unguardedReductions == 40_000)
   }
 
+  @Test func c1AndC2HoldThroughMiddlewareToo() async {
+    // With middleware the process lock orders the chain; a follow-up dispatched by the
+    // middleware is queued behind its action.
+    let followUp: Middleware<TestState> = { dispatch, _ in
+      { next in
+        { action in
+          next(action)
+          if let action = action as? Tagged { dispatch(Add(amount: action.thread + 1)) }
+        }
+      }
+    }
+    let store = makeStore(middleware: [followUp])
+    await runOnThreads(4) { thread in
+      for sequence in 0..<2_000 { store.dispatch(Tagged(thread: thread, sequence: sequence)) }
+    }
+    let items = store.state.items
+    #expect(items.count == 8_000)
+    for thread in 0..<4 {
+      let sequences = items.filter { $0 / 1_000_000 == thread }.map { $0 % 1_000_000 }
+      #expect(sequences == Array(0..<2_000))
+    }
+    #expect(store.state.count == 2_000 * (1 + 2 + 3 + 4))
+  }
+
   @Test func c1DispatchFromTasksAndActors() async {
     let store = makeStore()
     await withTaskGroup(of: Void.self) { group in
