@@ -39,6 +39,7 @@ public final class Store<State: Sendable>: Sendable {
   ///   - middleware: Functions that see each action before the reducer, first one first.
   ///   - automaticallySkipsRepeats: Whether subscriptions to `Equatable` values skip values equal
   ///     to the previous one without being asked to.
+  @inlinable
   public convenience init(
     reducer: @escaping Reducer<State>,
     state: State?,
@@ -64,6 +65,7 @@ public final class Store<State: Sendable>: Sendable {
   ///   - middleware: Functions that see each action before the reducer, first one first.
   ///   - automaticallySkipsRepeats: Whether subscriptions to `Equatable` values skip values equal
   ///     to the previous one without being asked to.
+  @inlinable
   public convenience init(
     reducer: @escaping InPlaceReducer<State>,
     state: State,
@@ -78,7 +80,8 @@ public final class Store<State: Sendable>: Sendable {
     )
   }
 
-  private init(
+  @inlinable
+  init(
     reduce: Reduction<State>.Reduce,
     state: State?,
     middleware: [Middleware<State>],
@@ -101,6 +104,7 @@ public final class Store<State: Sendable>: Sendable {
   ///
   /// Safe to read from any thread. Reading it from inside a reducer stops the program: the
   /// reducer receives the state as its parameter.
+  @inlinable
   public var state: State {
     core.currentState
   }
@@ -119,6 +123,7 @@ public final class Store<State: Sendable>: Sendable {
   /// > Called from inside a reducer, it stops the program with a message naming the action.
   ///
   /// - Parameter action: The action to dispatch.
+  @inlinable
   public func dispatch(_ action: any Action) {
     core.dispatch(action)
   }

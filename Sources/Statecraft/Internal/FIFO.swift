@@ -1,18 +1,26 @@
 /// A first-in, first-out queue that allocates nothing in a steady flow of pushes and pops.
 ///
 /// It keeps its storage when it empties. A popped element is released at once.
+@usableFromInline
 struct FIFO<Element> {
-  private var storage: [Element?] = []
-  private var head = 0
+  @usableFromInline var storage: [Element?] = []
+  @usableFromInline var head = 0
 
+  @inlinable
+  init() {}
+
+  @inlinable
   var isEmpty: Bool { head == storage.count }
 
+  @inlinable
   var count: Int { storage.count - head }
 
+  @inlinable
   mutating func append(_ element: Element) {
     storage.append(element)
   }
 
+  @inlinable
   mutating func popFirst() -> Element? {
     guard head < storage.count else { return nil }
     let element = storage[head].take()

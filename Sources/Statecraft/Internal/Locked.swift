@@ -13,15 +13,17 @@
 /// The store uses this rather than `Synchronization.Mutex` because on Linux `Mutex` locks with
 /// futexes from uninstrumented code, so ThreadSanitizer cannot see its ordering and reports
 /// every access it guards as a race. The platform mutex is intercepted by ThreadSanitizer.
+@usableFromInline
 final class Lock: @unchecked Sendable {
   // @unchecked Sendable: the pointer is set once in init and the mutex it points to is made to
   // be shared between threads.
   #if canImport(Darwin)
-    private let mutex = UnsafeMutablePointer<os_unfair_lock>.allocate(capacity: 1)
+    @usableFromInline let mutex = UnsafeMutablePointer<os_unfair_lock>.allocate(capacity: 1)
   #else
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    @usableFromInline let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
   #endif
 
+  @usableFromInline
   init() {
     #if canImport(Darwin)
       mutex.initialize(to: os_unfair_lock())
@@ -39,7 +41,7 @@ final class Lock: @unchecked Sendable {
     mutex.deallocate()
   }
 
-  @inline(__always)
+  @inlinable
   func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
     #if canImport(Darwin)
       os_unfair_lock_lock(mutex)
@@ -53,17 +55,28 @@ final class Lock: @unchecked Sendable {
 }
 
 /// A value that is only read and written while holding its own ``Lock``.
+///
+/// The value sits behind a pointer: as a stored `var` of a class, every `withLock` would also
+/// pay for a run-time exclusivity check, which the lock makes redundant.
+@usableFromInline
 final class Locked<Value>: @unchecked Sendable {
   // @unchecked Sendable: `value` is touched only inside `withLock`, which holds `lock`.
-  private let lock = Lock()
-  private var value: Value
+  @usableFromInline let lock = Lock()
+  @usableFromInline let value: UnsafeMutablePointer<Value>
 
+  @usableFromInline
   init(_ value: Value) {
-    self.value = value
+    self.value = .allocate(capacity: 1)
+    self.value.initialize(to: value)
   }
 
-  @inline(__always)
+  deinit {
+    value.deinitialize(count: 1)
+    value.deallocate()
+  }
+
+  @inlinable
   func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-    try lock.withLock { try body(&value) }
+    try lock.withLock { try body(&value.pointee) }
   }
 }

@@ -1,6 +1,8 @@
 /// The programming errors the store stops on, each with a message that names the action and
 /// says what to do instead.
+@usableFromInline
 enum Misuse {
+  @usableFromInline
   static func dispatchInReducer(_ action: any Action, reducing: (any Action.Type)?) -> Never {
     fatalError(
       """
@@ -11,6 +13,7 @@ enum Misuse {
     )
   }
 
+  @usableFromInline
   static func stateReadInReducer(reducing: (any Action.Type)?) -> Never {
     fatalError(
       """
@@ -21,6 +24,7 @@ enum Misuse {
     )
   }
 
+  @usableFromInline
   static func runaway(_ action: any Action, limit: Int) -> Never {
     fatalError(
       """
@@ -31,6 +35,7 @@ enum Misuse {
     )
   }
 
+  @usableFromInline
   static func noState() -> Never {
     fatalError("Statecraft: the store has no state; a reducer stopped while it ran.")
   }

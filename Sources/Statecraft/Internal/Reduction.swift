@@ -6,61 +6,77 @@ import Synchronization
 /// middleware that keeps `next` after the store is gone then reduces into this orphan, which no
 /// one reads, instead of every dispatch paying for a weak reference.
 ///
-/// `@unchecked Sendable`: `reducingActionType` is written only inside the state lock by the
-/// thread recorded in `reducingThread`, and read only by that thread; `hasNewDeliveries` is read
-/// and written only by the owner of the store's process lock (stores with middleware).
+/// `@unchecked Sendable`: its mutable parts are the committed state (behind the state lock) and
+/// two slots, each owned by one thread at a time as their comments say.
+@usableFromInline
 final class Reduction<State: Sendable>: @unchecked Sendable {
+  @usableFromInline
   enum Reduce {
     case returning(Reducer<State>)
     case inPlace(InPlaceReducer<State>)
   }
 
+  @usableFromInline
   struct Committed {
     /// `nil` only until the init action is reduced, and while the reducer runs.
-    var state: State?
-    var version: UInt64 = 0
-    var deliveries = FIFO<(version: UInt64, state: State)>()
-    var subscriptionCount = 0
-    var isDrainScheduled = false
+    @usableFromInline var state: State?
+    @usableFromInline var version: UInt64 = 0
+    @usableFromInline var deliveries = FIFO<(version: UInt64, state: State)>()
+    @usableFromInline var subscriptionCount = 0
+    @usableFromInline var isDrainScheduled = false
+
+    @inlinable
+    init(state: State?) {
+      self.state = state
+    }
   }
 
-  let committed: Locked<Committed>
+  @usableFromInline let committed: Locked<Committed>
   /// The thread that holds the store's process lock, or 0 (stores with middleware only).
-  let owner = Atomic<UInt>(0)
-  private let reduce: Reduce
-  private let reducingThread = Atomic<UInt>(0)
-  private var reducingActionType: (any Action.Type)?
-  var hasNewDeliveries = false
+  @usableFromInline let owner: Atomic<UInt>
+  @usableFromInline let reduce: Reduce
+  @usableFromInline let reducingThread: Atomic<UInt>
+  /// Written and read only by the thread in `reducingThread`, inside the state lock.
+  @usableFromInline let reducingActionType: Slot<(any Action.Type)?>
+  /// Written and read only by the owner of the store's process lock.
+  @usableFromInline let hasNewDeliveries: Slot<Bool>
 
+  @inlinable
   init(reduce: Reduce, state: State?) {
     self.reduce = reduce
     self.committed = Locked(Committed(state: state))
+    owner = Atomic<UInt>(0)
+    reducingThread = Atomic<UInt>(0)
+    reducingActionType = Slot(nil)
+    hasNewDeliveries = Slot(false)
   }
 
   /// The committed state; `nil` only while the init action goes through the middleware.
+  @inlinable
   var stateIfAny: State? {
     if reducingThread.load(ordering: .relaxed) == currentThreadID() {
-      Misuse.stateReadInReducer(reducing: reducingActionType)
+      Misuse.stateReadInReducer(reducing: reducingActionType.pointer.pointee)
     }
     return committed.withLock { $0.state }
   }
 
   /// Stops the program if the calling thread is running the reducer (C11).
-  @inline(__always)
+  @inlinable
   func checkNotReducing(_ action: any Action, thread: UInt) {
     if reducingThread.load(ordering: .relaxed) == thread {
-      Misuse.dispatchInReducer(action, reducing: reducingActionType)
+      Misuse.dispatchInReducer(action, reducing: reducingActionType.pointer.pointee)
     }
   }
 
   /// Reduces `action`, commits the result, and queues it for delivery if anyone subscribes.
   ///
   /// Returns whether it queued a delivery.
+  @inlinable
   @discardableResult
   func commit(_ action: any Action, thread: UInt) -> Bool {
     committed.withLock { committed in
       reducingThread.store(thread, ordering: .relaxed)
-      reducingActionType = type(of: action)
+      reducingActionType.pointer.pointee = type(of: action)
       switch reduce {
       case .returning(let reducer):
         committed.state = reducer(action, committed.state.take())
@@ -70,7 +86,7 @@ final class Reduction<State: Sendable>: @unchecked Sendable {
         committed.state = state
       }
       reducingThread.store(0, ordering: .relaxed)
-      reducingActionType = nil
+      reducingActionType.pointer.pointee = nil
       committed.version &+= 1
       guard committed.subscriptionCount > 0, let state = committed.state else { return false }
       committed.deliveries.append((committed.version, state))

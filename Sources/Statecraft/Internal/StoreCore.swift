@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// `Docs/ConcurrencyModel.md` states the invariants this type keeps.
 ///
-/// `@unchecked Sendable` because of two stored properties that no lock guards:
+/// `@unchecked Sendable` because of two slots that no lock guards:
 /// - `pending` is read and written only by the thread recorded in `reduction.owner`, which holds
 ///   `processLock` for the whole time it is recorded there;
 /// - `chain` is written once, at the end of `init`, before the core is shared, and only read
@@ -14,21 +14,24 @@ import Synchronization
 /// Everything else is a `let` of a `Sendable` type (`Lock`, `Atomic`, `Reduction`).
 @usableFromInline
 final class StoreCore<State: Sendable>: @unchecked Sendable {
-  let reduction: Reduction<State>
-  let reentrantDispatchLimit: Int
+  @usableFromInline let reduction: Reduction<State>
+  @usableFromInline let reentrantDispatchLimit: Int
   @usableFromInline let automaticallySkipsRepeats: Bool
-  let registry = Locked(Registry<State>())
-  let mainLoop = MainLoop<State>()
+  @usableFromInline let registry: Locked<Registry<State>>
+  @usableFromInline let mainLoop: MainLoop<State>
   /// Set while the main queue runs a notification round; lets `dispatch` skip the main-queue
   /// check when no round is running.
-  let isMainDelivering = Atomic<Bool>(false)
+  @usableFromInline let isMainDelivering: Atomic<Bool>
 
-  private let processLock = Lock()
-  private var pending = FIFO<any Action>()
-  private var chain: DispatchFunction?
+  @usableFromInline let processLock: Lock
+  /// Read and written only by the thread in `reduction.owner`.
+  @usableFromInline let pending: Slot<FIFO<any Action>>
+  /// Set once, at the end of `init`, before the core is shared; only read after that.
+  @usableFromInline let chain: Slot<DispatchFunction?>
 
-  var committed: Locked<Reduction<State>.Committed> { reduction.committed }
+  @usableFromInline var committed: Locked<Reduction<State>.Committed> { reduction.committed }
 
+  @inlinable
   init(
     reduce: Reduction<State>.Reduce,
     state: State?,
@@ -37,24 +40,37 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     reentrantDispatchLimit: Int
   ) {
     reduction = Reduction(reduce: reduce, state: state)
+    registry = Locked(Registry<State>())
+    mainLoop = MainLoop<State>()
+    isMainDelivering = Atomic<Bool>(false)
+    processLock = Lock()
+    pending = Slot(FIFO<any Action>())
+    chain = Slot(nil)
     self.automaticallySkipsRepeats = automaticallySkipsRepeats
     self.reentrantDispatchLimit = reentrantDispatchLimit
     guard !middleware.isEmpty else { return }
     let dispatch: DispatchFunction = { [weak self] in self?.dispatch($0) }
     let getState: GetState<State> = { [weak self] in self?.reduction.stateIfAny }
-    chain = middleware.reversed().reduce(endOfChain()) { next, middleware in
-      middleware(dispatch, getState)(next)
+    // A loop, not `reduce`: a closure that passes through a generic `Result` is wrapped in two
+    // reabstraction thunks, on every call, at every step of the chain (44 instructions a step).
+    var next = endOfChain()
+    for middleware in middleware.reversed() {
+      next = middleware(dispatch, getState)(next)
     }
+    chain.pointer.pointee = next
   }
 
   /// The function at the end of the middleware chain: reduces on the thread that holds the
   /// process lock, or, for a middleware that calls `next` later, takes the lock first.
-  private func endOfChain() -> DispatchFunction {
+  @inlinable
+  func endOfChain() -> DispatchFunction {
     { [reduction, weak self] action in
       let me = currentThreadID()
       reduction.checkNotReducing(action, thread: me)
       if reduction.owner.load(ordering: .relaxed) == me {
-        if reduction.commit(action, thread: me) { reduction.hasNewDeliveries = true }
+        if reduction.commit(action, thread: me) {
+          reduction.hasNewDeliveries.pointer.pointee = true
+        }
       } else {
         self?.reduceLater(action, thread: me)
       }
@@ -63,6 +79,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   // MARK: Reading
 
+  @inlinable
   var currentState: State {
     guard let state = reduction.stateIfAny else { Misuse.noState() }
     return state
@@ -70,26 +87,36 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   // MARK: Dispatching
 
+  @inlinable
   func dispatch(_ action: any Action) {
     let me = currentThreadID()
     reduction.checkNotReducing(action, thread: me)
     if reduction.owner.load(ordering: .relaxed) == me {
-      pending.append(action)
+      pending.pointer.pointee.append(action)
       return
     }
-    if isMainDelivering.load(ordering: .relaxed), MainQueue.isCurrent {
-      let queued = MainActor.assumeIsolated { mainLoop.enqueueIfDelivering(action) }
-      if queued { return }
+    if isMainDelivering.load(ordering: .relaxed), enqueueIfDeliveringOnMain(action) {
+      return
     }
     if process(action, me: me) { deliverOrScheduleDelivery() }
+  }
+
+  /// Queues `action` on the main loop if this is the main queue and a notification round runs (C4).
+  ///
+  /// Returns whether it did.
+  @usableFromInline
+  func enqueueIfDeliveringOnMain(_ action: any Action) -> Bool {
+    guard MainQueue.isCurrent else { return false }
+    return MainActor.assumeIsolated { mainLoop.enqueueIfDelivering(action) }
   }
 
   /// Runs `action` through the chain and then every action queued meanwhile.
   ///
   /// Returns whether any commit waits for delivery.
+  @inlinable
   @discardableResult
   func process(_ action: any Action, me: UInt) -> Bool {
-    guard let chain else {
+    guard let chain = chain.pointer.pointee else {
       // Without middleware nothing can dispatch re-entrantly on this thread (a reducer may not;
       // subscribers queue on the main loop), so the state lock alone orders the reductions.
       return reduction.commit(action, thread: me)
@@ -100,9 +127,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     }
   }
 
-  private func drainPending(_ chain: DispatchFunction) {
+  @inlinable
+  func drainPending(_ chain: DispatchFunction) {
     var count = 0
-    while let next = pending.popFirst() {
+    while let next = pending.pointer.pointee.popFirst() {
       count += 1
       if count > reentrantDispatchLimit {
         Misuse.runaway(next, limit: reentrantDispatchLimit)
@@ -114,21 +142,23 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// Holds the process lock and records the calling thread as its owner while `body` runs.
   ///
   /// Returns whether `body` committed a state that waits for delivery.
-  private func whileOwning(_ me: UInt, _ body: () -> Void) -> Bool {
+  @inlinable
+  func whileOwning(_ me: UInt, _ body: () -> Void) -> Bool {
     processLock.withLock {
       reduction.owner.store(me, ordering: .relaxed)
-      reduction.hasNewDeliveries = false
+      reduction.hasNewDeliveries.pointer.pointee = false
       body()
       reduction.owner.store(0, ordering: .relaxed)
-      return reduction.hasNewDeliveries
+      return reduction.hasNewDeliveries.pointer.pointee
     }
   }
 
   /// Reduces an action that a middleware passed on after its dispatch returned.
-  private func reduceLater(_ action: any Action, thread me: UInt) {
-    guard let chain else { return }
+  @usableFromInline
+  func reduceLater(_ action: any Action, thread me: UInt) {
+    guard let chain = chain.pointer.pointee else { return }
     let delivered = whileOwning(me) {
-      if reduction.commit(action, thread: me) { reduction.hasNewDeliveries = true }
+      if reduction.commit(action, thread: me) { reduction.hasNewDeliveries.pointer.pointee = true }
       drainPending(chain)
     }
     if delivered { deliverOrScheduleDelivery() }
@@ -136,6 +166,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   /// Makes sure the store has a state after the init action went through the middleware: a
   /// middleware that swallowed or delayed it leaves none, so the reducer gets it directly.
+  @usableFromInline
   func reduceInitIfNeeded() {
     let hasState = committed.withLock { $0.state != nil }
     guard !hasState else { return }
@@ -145,7 +176,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   // MARK: Delivering
 
-  private func deliverOrScheduleDelivery() {
+  @usableFromInline
+  func deliverOrScheduleDelivery() {
     if MainQueue.isCurrent {
       MainActor.assumeIsolated { mainLoop.drain(self) }
       return
@@ -170,10 +202,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 /// The part of a store that lives on the main queue: the notification loop and the actions
 /// dispatched from inside it.
 @MainActor
+@usableFromInline
 final class MainLoop<State: Sendable> {
   private var isDelivering = false
   private var actions = FIFO<any Action>()
 
+  @usableFromInline
   nonisolated init() {}
 
   /// Queues `action` if a notification round is running (C4).

@@ -69,12 +69,16 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
 ///
 /// Removal marks the entry inactive and leaves it in `entries` until enough have piled up to
 /// compact, so subscribing and unsubscribing cost O(1) amortized however many subscriptions stand.
+@usableFromInline
 struct Registry<State: Sendable> {
   private(set) var entries: [SubscriptionEntry<State>] = []
   private var byOwner: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
   private var inactiveCount = 0
 
   var activeCount: Int { entries.count - inactiveCount }
+
+  @usableFromInline
+  init() {}
 
   /// Adds `entry` at the end; an entry of the same owner is replaced.
   ///

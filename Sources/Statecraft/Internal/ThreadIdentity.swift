@@ -9,7 +9,7 @@
 #endif
 
 /// A number that identifies the calling thread among the threads alive now; never 0.
-@inline(__always)
+@inlinable
 func currentThreadID() -> UInt {
   #if canImport(Darwin)
     UInt(bitPattern: pthread_self())

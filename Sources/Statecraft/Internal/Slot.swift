@@ -1,0 +1,21 @@
+/// Storage for a value that the store's invariants hand to one thread at a time.
+///
+/// A class's stored `var` is checked for exclusive access at run time on every access; on the
+/// dispatch path those checks cost more than the work they guard. A slot's value is reached
+/// through a pointer, which is not checked: each use states which lock or thread owns it.
+@usableFromInline
+final class Slot<Value>: @unchecked Sendable {
+  // @unchecked Sendable: every user of a slot documents the thread that owns it.
+  @usableFromInline let pointer: UnsafeMutablePointer<Value>
+
+  @inlinable
+  init(_ value: Value) {
+    pointer = .allocate(capacity: 1)
+    pointer.initialize(to: value)
+  }
+
+  deinit {
+    pointer.deinitialize(count: 1)
+    pointer.deallocate()
+  }
+}
