@@ -45,8 +45,13 @@ public struct Subscription<State> {
 
   /// Selects a part of the state with a key path.
   ///
+  /// A key path literal such as `\.films` uses the closure form of `select` instead (a key
+  /// path literal converts to a function), where the compiler turns it into a direct property
+  /// read; this overload serves key paths held in variables, which are applied at run time.
+  ///
   /// - Parameter keyPath: The key path of the part the subscriber wants.
   /// - Returns: A subscription that delivers the selected part.
+  @_disfavoredOverload
   @inlinable public func select<Substate>(_ keyPath: KeyPath<State, Substate>) -> Subscription<
     Substate
   > {
@@ -74,7 +79,7 @@ public struct Subscription<State> {
     -> Subscription<State>
   {
     Subscription { downstream in
-      let previous = PreviousValue<State>()
+      let previous = PreviousValue<State>.make()
       self.attach { new in
         if let old = previous.exchange(new), predicate(old, new) { return }
         downstream(new)
