@@ -38,15 +38,7 @@ import Testing
       }
     }
     let store = makeStore(middleware: [followUp])
-    await runOnThreads(4) { thread in
-      for sequence in 0..<2_000 { store.dispatch(Tagged(thread: thread, sequence: sequence)) }
-    }
-    let items = store.state.items
-    #expect(items.count == 8_000)
-    for thread in 0..<4 {
-      let sequences = items.filter { $0 / 1_000_000 == thread }.map { $0 % 1_000_000 }
-      #expect(sequences == Array(0..<2_000))
-    }
+    await dispatchTaggedActionsAndCheckTheirOrder(to: store)
     #expect(store.state.count == 2_000 * (1 + 2 + 3 + 4))
   }
 
@@ -63,15 +55,7 @@ import Testing
 
   @Test func c2ActionsFromOneThreadAreReducedInTheirOrder() async {
     let store = makeStore()
-    await runOnThreads(4) { thread in
-      for sequence in 0..<2_000 { store.dispatch(Tagged(thread: thread, sequence: sequence)) }
-    }
-    let items = store.state.items
-    #expect(items.count == 8_000)
-    for thread in 0..<4 {
-      let sequences = items.filter { $0 / 1_000_000 == thread }.map { $0 % 1_000_000 }
-      #expect(sequences == Array(0..<2_000))
-    }
+    await dispatchTaggedActionsAndCheckTheirOrder(to: store)
   }
 
   @Test func c3ReadersOnlySeeCommittedStates() async {
@@ -305,5 +289,19 @@ import Testing
     }
     #expect(weakStore == nil)
     #expect(recorder.values == [0, 1])
+  }
+
+  /// Dispatches 2,000 tagged actions from each of 4 threads, then checks that all were reduced
+  /// and that each thread's actions were reduced in the order it dispatched them.
+  private func dispatchTaggedActionsAndCheckTheirOrder(to store: Store<TestState>) async {
+    await runOnThreads(4) { thread in
+      for sequence in 0..<2_000 { store.dispatch(Tagged(thread: thread, sequence: sequence)) }
+    }
+    let items = store.state.items
+    #expect(items.count == 8_000)
+    for thread in 0..<4 {
+      let sequences = items.filter { $0 / 1_000_000 == thread }.map { $0 % 1_000_000 }
+      #expect(sequences == Array(0..<2_000))
+    }
   }
 }
