@@ -123,8 +123,11 @@ public final class Store<State: Sendable>: Sendable {
   /// > Called from inside a reducer, it stops the program with a message naming the action.
   ///
   /// - Parameter action: The action to dispatch.
+  @_disfavoredOverload
   @inlinable
   public func dispatch(_ action: any Action) {
+    // Disfavored so that a thunk, which is also an action, picks its own overload that returns
+    // a task: the generic `AsyncThunk` overload would otherwise lose to this non-generic one.
     core.dispatch(action)
   }
 

@@ -35,6 +35,22 @@ enum Misuse {
     )
   }
 
+  /// Stops if `action` is a thunk: one that reached the reducer was dispatched as a plain action to
+  /// a store without the thunk middleware, and would otherwise be lost.
+  ///
+  /// Debug builds only: the check costs a dynamic cast per action.
+  @usableFromInline
+  static func checkNotThunk(_ action: any Action) {
+    guard action is any StartableThunk else { return }
+    fatalError(
+      """
+      Statecraft: the thunk \(describe(action)) reached the reducer. It was dispatched as \
+      `any Action` to a store without the thunk middleware. Dispatch it with its own type \
+      (store.dispatch(thunk)), or add createThunkMiddleware() to the store's middleware.
+      """
+    )
+  }
+
   @usableFromInline
   static func noState() -> Never {
     fatalError("Statecraft: the store has no state; a reducer stopped while it ran.")

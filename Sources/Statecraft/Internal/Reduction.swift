@@ -74,7 +74,10 @@ final class Reduction<State: Sendable>: @unchecked Sendable {
   @inlinable
   @discardableResult
   func commit(_ action: any Action, thread: UInt) -> Bool {
-    committed.withLock { committed in
+    #if DEBUG
+      Misuse.checkNotThunk(action)
+    #endif
+    return committed.withLock { committed in
       reducingThread.store(thread, ordering: .relaxed)
       reducingActionType.pointer.pointee = type(of: action)
       switch reduce {

@@ -19,6 +19,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @usableFromInline let automaticallySkipsRepeats: Bool
   @usableFromInline let registry: Locked<Registry<State>>
   @usableFromInline let mainLoop: MainLoop<State>
+  @usableFromInline let thunks: ThunkRunner
   /// Set while the main queue runs a notification round; lets `dispatch` skip the main-queue
   /// check when no round is running.
   @usableFromInline let isMainDelivering: Atomic<Bool>
@@ -42,6 +43,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     reduction = Reduction(reduce: reduce, state: state)
     registry = Locked(Registry<State>())
     mainLoop = MainLoop<State>()
+    thunks = ThunkRunner()
     isMainDelivering = Atomic<Bool>(false)
     processLock = Lock()
     pending = Slot(FIFO<any Action>())
@@ -49,7 +51,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     self.automaticallySkipsRepeats = automaticallySkipsRepeats
     self.reentrantDispatchLimit = reentrantDispatchLimit
     guard !middleware.isEmpty else { return }
-    let dispatch: DispatchFunction = { [weak self] in self?.dispatch($0) }
+    // Middleware may dispatch thunks as plain actions: start them rather than reduce them.
+    let dispatch: DispatchFunction = { [weak self] in self?.dispatchFromMiddleware($0) }
     let getState: GetState<State> = { [weak self] in self?.reduction.stateIfAny }
     // A loop, not `reduce`: a closure that passes through a generic `Result` is wrapped in two
     // reabstraction thunks, on every call, at every step of the chain (44 instructions a step).
@@ -58,6 +61,11 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       next = middleware(dispatch, getState)(next)
     }
     chain.pointer.pointee = next
+  }
+
+  deinit {
+    // Running thunks hold the core weakly; once it is gone they are cancelled.
+    thunks.cancelAll()
   }
 
   /// The function at the end of the middleware chain: reduces on the thread that holds the

@@ -1,0 +1,81 @@
+/// A thunk that produces a value and dispatches its own lifecycle: pending, then fulfilled with the
+/// value, rejected with the error, or cancelled.
+///
+/// Redux Toolkit's `createAsyncThunk`.
+///
+/// ```swift
+/// func loadUser(id: Int) -> AsyncThunk<AppState, User> {
+///   AsyncThunk("user/load") { context in
+///     try await context.environment[UserServiceKey.self].user(id: id)
+///   }
+/// }
+///
+/// let user = try await mainStore.dispatch(loadUser(id: 7)).value
+/// ```
+///
+/// Reducers react to the lifecycle without boilerplate in the thunk:
+///
+/// ```swift
+/// if let action = action as? ThunkLifecycle<User>, action.name == "user/load" {
+///   switch action.phase {
+///   case .pending: state.isLoading = true
+///   case .fulfilled(let user): state.user = user; state.isLoading = false
+///   case .rejected(let error): state.error = "\(error)"; state.isLoading = false
+///   case .cancelled: state.isLoading = false
+///   }
+/// }
+/// ```
+///
+/// An error the body throws never escapes: it becomes the `rejected` action, is thrown from
+/// ``ThunkTask/value``, and goes to ``Store/thunkErrorHandler``.
+public struct AsyncThunk<State: Sendable, Value: Sendable>: Action {
+  /// The name carried by the lifecycle actions, to tell them apart in reducers.
+  public let name: String
+  /// The identifier used to cancel the thunk, if it has one.
+  public let id: ThunkID?
+  /// Whether starting this thunk cancels the running thunks with the same ``id``.
+  public let cancelsInFlight: Bool
+  let body: @Sendable (ThunkContext<State>) async throws -> Value
+
+  /// Creates a thunk that produces a value.
+  ///
+  /// - Parameters:
+  ///   - name: The name its lifecycle actions carry, such as `"user/load"`.
+  ///   - id: An identifier to cancel the thunk by; see ``Store/cancelThunks(id:)``.
+  ///   - cancelsInFlight: Whether starting this thunk cancels running thunks with the same `id`.
+  ///   - body: The work, run in a new task, off the main actor unless the closure is
+  ///     `@MainActor`.
+  public init(
+    _ name: String,
+    id: ThunkID? = nil,
+    cancelsInFlight: Bool = false,
+    _ body: @escaping @Sendable (ThunkContext<State>) async throws -> Value
+  ) {
+    self.name = name
+    self.id = id
+    self.cancelsInFlight = cancelsInFlight
+    self.body = body
+  }
+}
+
+/// The action an ``AsyncThunk`` dispatches as it starts and ends.
+public struct ThunkLifecycle<Value: Sendable>: Action {
+  /// Where the thunk is in its work.
+  public enum Phase: Sendable {
+    /// The thunk started.
+    case pending
+    /// The thunk returned this value.
+    case fulfilled(Value)
+    /// The thunk threw this error.
+    case rejected(any Error)
+    /// The thunk was cancelled before it finished.
+    case cancelled
+  }
+
+  /// The name of the ``AsyncThunk``.
+  public let name: String
+  /// A number that is the same for the actions of one run of the thunk.
+  public let requestID: UInt64
+  /// Where the thunk is in its work.
+  public let phase: Phase
+}

@@ -1,0 +1,223 @@
+import Synchronization
+
+/// One run of a thunk: its cancellation, its task and the thunks it dispatched.
+final class ThunkRun: Sendable {
+  private struct Links {
+    var cancelTask: (@Sendable () -> Void)?
+    var children: [ThunkRun] = []
+    var childWaits: [@Sendable () async -> Void] = []
+  }
+
+  let id: ThunkID?
+  let serial: UInt64
+  private let cancelled = Atomic<Bool>(false)
+  private let links = Locked(Links())
+
+  init(id: ThunkID?, serial: UInt64) {
+    self.id = id
+    self.serial = serial
+  }
+
+  var isCancelled: Bool {
+    cancelled.load(ordering: .acquiring)
+  }
+
+  /// Marks the run cancelled, cancels its task and its children.
+  ///
+  /// Idempotent.
+  func cancel() {
+    guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    let (cancelTask, children) = links.withLock { ($0.cancelTask, $0.children) }
+    cancelTask?()
+    for child in children { child.cancel() }
+  }
+
+  /// Records how to cancel the run's task; cancels it at once if the run already is.
+  func attach(cancelTask: @escaping @Sendable () -> Void) {
+    links.withLock { $0.cancelTask = cancelTask }
+    if isCancelled { cancelTask() }
+  }
+
+  /// Records a thunk this run dispatched, so that waiting for the run waits for it and
+  /// cancelling the run cancels it.
+  func adopt(_ child: ThunkRun, wait: @escaping @Sendable () async -> Void) {
+    links.withLock {
+      $0.children.append(child)
+      $0.childWaits.append(wait)
+    }
+    if isCancelled { child.cancel() }
+  }
+
+  /// Waits for every thunk this run dispatched, including those they dispatch meanwhile.
+  func waitForChildren() async {
+    var waited = 0
+    while true {
+      let waits = links.withLock { Array($0.childWaits.dropFirst(waited)) }
+      guard !waits.isEmpty else { return }
+      for wait in waits { await wait() }
+      waited += waits.count
+    }
+  }
+}
+
+/// The thunks a store runs: their identifiers, the environment they read, and where their
+/// errors go.
+@usableFromInline
+final class ThunkRunner: Sendable {
+  private let nextSerial = Atomic<UInt64>(0)
+  private let running = Locked<[UInt64: ThunkRun]>([:])
+  let environmentStorage = Locked(ThunkEnvironment())
+  let errorHandler = Locked<(@Sendable (any Error) -> Void)?>(ThunkRunner.defaultErrorHandler)
+
+  @usableFromInline
+  init() {}
+
+  /// Cancels every running thunk; called when the store is released.
+  func cancelAll() {
+    for run in running.withLock({ Array($0.values) }) { run.cancel() }
+  }
+
+  var environment: ThunkEnvironment {
+    environmentStorage.withLock { $0 }
+  }
+
+  /// Registers a new run; with `cancelsInFlight`, first cancels the running ones with `id`.
+  func begin(id: ThunkID?, cancelsInFlight: Bool) -> ThunkRun {
+    let run = ThunkRun(id: id, serial: nextSerial.add(1, ordering: .relaxed).newValue)
+    let cancelled: [ThunkRun] = running.withLock { running in
+      defer { running[run.serial] = run }
+      guard cancelsInFlight, let id else { return [] }
+      return running.values.filter { $0.id == id }
+    }
+    for old in cancelled { old.cancel() }
+    return run
+  }
+
+  func end(_ run: ThunkRun) {
+    _ = running.withLock { $0.removeValue(forKey: run.serial) }
+  }
+
+  func cancel(id: ThunkID) {
+    let runs = running.withLock { $0.values.filter { $0.id == id } }
+    for run in runs { run.cancel() }
+  }
+
+  func report(_ error: any Error) {
+    guard !(error is CancellationError) else { return }
+    errorHandler.withLock { $0 }?(error)
+  }
+
+  static let defaultErrorHandler: @Sendable (any Error) -> Void = { error in
+    #if DEBUG
+      print("Statecraft: a thunk threw \(error). Set Store.thunkErrorHandler to handle it.")
+    #endif
+  }
+}
+
+/// A thunk the store can start whatever its static type: lets an action dispatched by a
+/// thunk or a middleware be recognised as a thunk.
+protocol StartableThunk<State>: Action {
+  associatedtype State: Sendable
+  func start(on core: StoreCore<State>, parent: ThunkRun?)
+}
+
+extension Thunk: StartableThunk {
+  func start(on core: StoreCore<State>, parent: ThunkRun?) {
+    _ = core.run(self, parent: parent)
+  }
+}
+
+extension AsyncThunk: StartableThunk {
+  func start(on core: StoreCore<State>, parent: ThunkRun?) {
+    _ = core.run(self, parent: parent)
+  }
+}
+
+extension StoreCore {
+  /// Dispatches `action`, starting it instead if it is a thunk of this store's state.
+  func dispatchRoutingThunks(_ action: any Action, parent: ThunkRun?) {
+    if let thunk = action as? any StartableThunk<State> {
+      thunk.start(on: self, parent: parent)
+    } else {
+      dispatch(action)
+    }
+  }
+
+  @usableFromInline
+  func dispatchFromMiddleware(_ action: any Action) {
+    dispatchRoutingThunks(action, parent: nil)
+  }
+
+  func dispatchFromThunk(_ action: any Action, parent: ThunkRun) {
+    dispatchRoutingThunks(action, parent: parent)
+  }
+
+  func context(for run: ThunkRun) -> ThunkContext<State> {
+    ThunkContext(run: run, core: { [weak self] in self })
+  }
+
+  func run(_ thunk: Thunk<State>, parent: ThunkRun?) -> ThunkTask<Void> {
+    let run = thunks.begin(id: thunk.id, cancelsInFlight: thunk.cancelsInFlight)
+    let context = context(for: run)
+    let task: Task<Void, any Error>
+    switch thunk.body {
+    case .immediate(let body):
+      body(context.dispatch, context.getState)
+      task = Task { [thunks] in
+        await run.waitForChildren()
+        thunks.end(run)
+      }
+    case .async(let body):
+      task = Task.detached { [thunks] in
+        defer { thunks.end(run) }
+        do {
+          try await body(context)
+          await run.waitForChildren()
+        } catch {
+          await run.waitForChildren()
+          thunks.report(error)
+          throw error
+        }
+      }
+    }
+    return finish(ThunkTask(task: task, run: run), parent: parent)
+  }
+
+  func run<Value>(_ thunk: AsyncThunk<State, Value>, parent: ThunkRun?) -> ThunkTask<Value> {
+    let run = thunks.begin(id: thunk.id, cancelsInFlight: thunk.cancelsInFlight)
+    let context = context(for: run)
+    let name = thunk.name
+    let body = thunk.body
+    let lifecycle: @Sendable (ThunkLifecycle<Value>.Phase) -> Void = { [weak self] phase in
+      self?.dispatch(ThunkLifecycle(name: name, requestID: run.serial, phase: phase))
+    }
+    lifecycle(.pending)
+    let task = Task.detached { [thunks] in
+      defer { thunks.end(run) }
+      do {
+        let value = try await body(context)
+        await run.waitForChildren()
+        try context.checkCancellation()
+        lifecycle(.fulfilled(value))
+        return value
+      } catch {
+        await run.waitForChildren()
+        if run.isCancelled || error is CancellationError {
+          lifecycle(.cancelled)
+        } else {
+          lifecycle(.rejected(error))
+          thunks.report(error)
+        }
+        throw error
+      }
+    }
+    return finish(ThunkTask(task: task, run: run), parent: parent)
+  }
+
+  private func finish<Value>(_ task: ThunkTask<Value>, parent: ThunkRun?) -> ThunkTask<Value> {
+    let inner = task.task
+    task.run.attach { inner.cancel() }
+    parent?.adopt(task.run) { _ = try? await inner.value }
+    return task
+  }
+}

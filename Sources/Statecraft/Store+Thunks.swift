@@ -1,0 +1,89 @@
+extension Store {
+  /// Runs a thunk and returns its task.
+  ///
+  /// The store runs thunks itself: no middleware is needed. A thunk whose body does not
+  /// `await` runs before this returns, as in ReSwift-Thunk; an `async` body runs in a new task.
+  ///
+  /// ```swift
+  /// mainStore.dispatch(fetchFilms)                 // fire and forget
+  /// try await mainStore.dispatch(fetchFilms).value // or wait for it and what it dispatched
+  /// ```
+  ///
+  /// > Important: A thunk passed as `any Action` (for example in an array of actions) goes
+  /// > through the middleware like any action: install ``createThunkMiddleware()`` to run such
+  /// > thunks. In debug builds, a thunk that reaches the reducer stops the program with a
+  /// > message that says so.
+  ///
+  /// - Parameter thunk: The thunk to run.
+  /// - Returns: The running thunk: await its value, or cancel it.
+  @discardableResult
+  public func dispatch(_ thunk: Thunk<State>) -> ThunkTask<Void> {
+    core.run(thunk, parent: nil)
+  }
+
+  /// Runs a thunk that produces a value, dispatching its lifecycle actions, and returns its
+  /// task.
+  ///
+  /// ```swift
+  /// let user = try await mainStore.dispatch(loadUser(id: 7)).value
+  /// ```
+  ///
+  /// - Parameter thunk: The thunk to run.
+  /// - Returns: The running thunk: await its value, or cancel it.
+  @discardableResult
+  public func dispatch<Value>(_ thunk: AsyncThunk<State, Value>) -> ThunkTask<Value> {
+    core.run(thunk, parent: nil)
+  }
+
+  /// Cancels every running thunk with the identifier `id`.
+  ///
+  /// Actions those thunks dispatch from now on are dropped.
+  ///
+  /// - Parameter id: The identifier the thunks were created with.
+  public func cancelThunks(id: ThunkID) {
+    core.thunks.cancel(id: id)
+  }
+
+  /// The values thunks read through ``ThunkContext/environment``, such as services.
+  ///
+  /// Set it at app start, and replace values in tests:
+  ///
+  /// ```swift
+  /// mainStore.thunkEnvironment[FilmServiceKey.self] = StubFilmService()
+  /// ```
+  public var thunkEnvironment: ThunkEnvironment {
+    get { core.thunks.environment }
+    set { core.thunks.environmentStorage.withLock { $0 = newValue } }
+  }
+
+  /// Receives the errors thunks throw, other than cancellation.
+  ///
+  /// An error never escapes a thunk: it is thrown from ``ThunkTask/value``, an ``AsyncThunk``
+  /// dispatches it in its `rejected` lifecycle action, and it is passed here. The default
+  /// prints it in debug builds; set `nil` to ignore errors.
+  public var thunkErrorHandler: (@Sendable (any Error) -> Void)? {
+    get { core.thunks.errorHandler.withLock { $0 } }
+    set { core.thunks.errorHandler.withLock { $0 = newValue } }
+  }
+}
+
+/// Creates ReSwift-Thunk's middleware, which runs the thunks that reach it as `any Action`.
+///
+/// The store already runs thunks dispatched as ``Thunk`` or ``AsyncThunk``; this middleware
+/// catches those that were type-erased on the way, at its place in the chain.
+///
+/// - Returns: The middleware.
+public func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
+  { dispatch, _ in
+    { next in
+      { action in
+        if action is any StartableThunk {
+          // The store's dispatch given to middleware starts thunks instead of reducing them.
+          dispatch(action)
+        } else {
+          next(action)
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,55 @@
+/// What a thunk's body works with: dispatching, the state, its environment and its cancellation.
+///
+/// ```swift
+/// Thunk<AppState> { context in
+///   guard context.state?.isLoading == false else { return }
+///   context.dispatch(SetLoading(true))
+///   let films = try await context.environment[FilmServiceKey.self].films()
+///   try context.checkCancellation()
+///   context.dispatch(SetFilms(films))
+/// }
+/// ```
+public struct ThunkContext<State: Sendable>: Sendable {
+  let run: ThunkRun
+  let core: @Sendable () -> StoreCore<State>?
+
+  /// Sends an action to the store, unless the thunk has been cancelled.
+  ///
+  /// A thunk dispatched here runs as a child of this one: awaiting this thunk's ``ThunkTask``
+  /// also waits for it, and cancelling this thunk cancels it.
+  public var dispatch: DispatchFunction {
+    { [run, core] action in
+      guard !run.isCancelled, let core = core() else { return }
+      core.dispatchFromThunk(action, parent: run)
+    }
+  }
+
+  /// Reads the committed state; `nil` once the store is gone.
+  public var getState: GetState<State> {
+    { [core] in core()?.reduction.stateIfAny }
+  }
+
+  /// The committed state; `nil` once the store is gone.
+  public var state: State? {
+    getState()
+  }
+
+  /// The values the store provides to thunks, such as services; see ``ThunkEnvironment``.
+  public var environment: ThunkEnvironment {
+    core()?.thunks.environment ?? ThunkEnvironment()
+  }
+
+  /// Whether the thunk has been cancelled.
+  ///
+  /// Actions it dispatches from now on are dropped.
+  public var isCancelled: Bool {
+    run.isCancelled
+  }
+
+  /// Throws `CancellationError` if the thunk has been cancelled.
+  ///
+  /// - Throws: `CancellationError`.
+  public func checkCancellation() throws {
+    if run.isCancelled { throw CancellationError() }
+  }
+}
