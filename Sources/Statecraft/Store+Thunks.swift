@@ -87,3 +87,37 @@ public func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     }
   }
 }
+
+extension Store {
+  /// Dispatches the actions of an asynchronous sequence, in order, as they arrive: several
+  /// state changes from one piece of async work, like ReactorKit's `mutate`.
+  ///
+  /// ```swift
+  /// func search(_ query: String) -> AsyncStream<SearchAction> {
+  ///   AsyncStream { continuation in
+  ///     continuation.yield(.setLoading(true))
+  ///     …
+  ///   }
+  /// }
+  /// mainStore.dispatch(search("hope"), id: "search", cancelsInFlight: true)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - actions: The actions; iterated in a new task, off the main actor.
+  ///   - id: An identifier to cancel the iteration by; see ``cancelThunks(id:)``.
+  ///   - cancelsInFlight: Whether starting cancels running thunks with the same `id`.
+  /// - Returns: The running iteration: await it to know every action was dispatched, or cancel
+  ///   it to stop; no action is dispatched after it is cancelled.
+  @discardableResult
+  public func dispatch<Actions: AsyncSequence & Sendable>(
+    _ actions: Actions, id: ThunkID? = nil, cancelsInFlight: Bool = false
+  ) -> ThunkTask<Void> where Actions.Element: Action {
+    dispatch(
+      Thunk(id: id, cancelsInFlight: cancelsInFlight) { context in
+        for try await action in actions {
+          try context.checkCancellation()
+          context.dispatch(action)
+        }
+      })
+  }
+}

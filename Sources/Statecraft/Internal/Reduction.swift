@@ -40,6 +40,7 @@ final class Reduction<State: Sendable>: @unchecked Sendable {
   @usableFromInline let reducingActionType: Slot<(any Action.Type)?>
   /// Written and read only by the owner of the store's process lock.
   @usableFromInline let hasNewDeliveries: Slot<Bool>
+  @usableFromInline let listeners: ActionListeners
 
   @inlinable
   init(reduce: Reduce, state: State?) {
@@ -49,6 +50,7 @@ final class Reduction<State: Sendable>: @unchecked Sendable {
     reducingThread = Atomic<UInt>(0)
     reducingActionType = Slot(nil)
     hasNewDeliveries = Slot(false)
+    listeners = ActionListeners()
   }
 
   /// The committed state; `nil` only while the init action goes through the middleware.
@@ -77,7 +79,7 @@ final class Reduction<State: Sendable>: @unchecked Sendable {
     #if DEBUG
       Misuse.checkNotThunk(action)
     #endif
-    return committed.withLock { committed in
+    let delivered = committed.withLock { committed in
       reducingThread.store(thread, ordering: .relaxed)
       reducingActionType.pointer.pointee = type(of: action)
       switch reduce {
@@ -95,5 +97,9 @@ final class Reduction<State: Sendable>: @unchecked Sendable {
       committed.deliveries.append((committed.version, state))
       return true
     }
+    if listeners.count.load(ordering: .relaxed) > 0 {
+      listeners.notify(action)
+    }
+    return delivered
   }
 }

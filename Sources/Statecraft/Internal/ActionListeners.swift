@@ -1,0 +1,67 @@
+import Synchronization
+
+/// The tasks waiting for an action (``ThunkContext/take(where:timeout:)``) or a state
+/// (``ThunkContext/condition(_:timeout:)``), checked after every commit.
+@usableFromInline
+final class ActionListeners: Sendable {
+  struct Listener: Sendable {
+    let matches: @Sendable (any Action) -> Bool
+    let resume: @Sendable (Result<any Action, any Error>) -> Void
+  }
+
+  /// How many listeners wait; `notify` is skipped while it is zero.
+  @usableFromInline let count = Atomic<Int>(0)
+  private let listeners = Locked<[UInt64: Listener]>([:])
+  private let nextID = Atomic<UInt64>(0)
+
+  @usableFromInline
+  init() {}
+
+  func makeID() -> UInt64 {
+    nextID.add(1, ordering: .relaxed).newValue
+  }
+
+  func add(_ listener: Listener, id: UInt64) {
+    listeners.withLock { $0[id] = listener }
+    count.add(1, ordering: .relaxed)
+  }
+
+  /// Removes the listener `id` and returns it, if it still waits: whoever removes it resumes it.
+  func remove(_ id: UInt64) -> Listener? {
+    let listener = listeners.withLock { $0.removeValue(forKey: id) }
+    if listener != nil { count.subtract(1, ordering: .relaxed) }
+    return listener
+  }
+
+  /// Resumes the listeners that `action` satisfies.
+  ///
+  /// Predicates run outside the lock.
+  @usableFromInline
+  func notify(_ action: any Action) {
+    let waiting = listeners.withLock { Array($0) }
+    for (id, listener) in waiting where listener.matches(action) {
+      remove(id)?.resume(.success(action))
+    }
+  }
+}
+
+extension StoreCore {
+  /// Waits until an action that `matches` is reduced, or the task is cancelled.
+  func waitForAction(where matches: @escaping @Sendable (any Action) -> Bool) async throws
+    -> any Action
+  {
+    let listeners = reduction.listeners
+    let id = listeners.makeID()
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        listeners.add(.init(matches: matches) { continuation.resume(with: $0) }, id: id)
+        // Cancelled before the listener was added: the handler found nothing to resume.
+        if Task.isCancelled {
+          listeners.remove(id)?.resume(.failure(CancellationError()))
+        }
+      }
+    } onCancel: {
+      listeners.remove(id)?.resume(.failure(CancellationError()))
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import Statecraft
+import Testing
+
+@Suite struct ThunkWaitingTests {
+  @Test func asyncSequenceOfActionsIsDispatchedInOrder() async throws {
+    // ReactorKit's mutate: setLoading(true) -> value -> setLoading(false).
+    let labels = Log<String>()
+    let steps = AsyncStream<SetLabel> { continuation in
+      for label in ["loading", "value", "done"] { continuation.yield(SetLabel(label: label)) }
+      continuation.finish()
+    }
+    let recorder: Middleware<TestState> = { _, _ in
+      { next in
+        { action in
+          if let action = action as? SetLabel { labels.append(action.label) }
+          next(action)
+        }
+      }
+    }
+    let recorded = makeStore(middleware: [recorder])
+    try await recorded.dispatch(steps).value
+    #expect(labels.elements == ["loading", "value", "done"])
+    #expect(recorded.state.label == "done")
+  }
+
+  @Test func cancelledSequenceDispatchesNothingMore() async {
+    let store = makeStore()
+    let (actions, continuation) = AsyncStream.makeStream(of: Increment.self)
+    let task = store.dispatch(actions)
+    continuation.yield(Increment())
+    while store.state.count == 0 { await Task.yield() }
+    task.cancel()
+    continuation.yield(Increment())
+    continuation.finish()
+    _ = try? await task.value
+    #expect(store.state.count == 1)
+  }
+
+  @Test func takeWaitsForAMatchingAction() async throws {
+    let store = makeStore()
+    let waiter = AsyncThunk<TestState, Int>("waiter") { context in
+      let add = try await context.take(Add.self, where: { $0.amount > 5 })
+      return add.amount
+    }
+    let task = store.dispatch(waiter)
+    let done = Guarded(false)
+    let feeder = Task {
+      // The thunk may not be waiting yet; only actions after it starts count, so keep feeding
+      // both a rejected and an accepted action until it has taken one.
+      while !done.withLock({ $0 }) {
+        store.dispatch(Add(amount: 1))
+        store.dispatch(Add(amount: 9))
+        try? await Task.sleep(for: .milliseconds(1))
+      }
+    }
+    let taken = try await task.value
+    done.withLock { $0 = true }
+    await feeder.value
+    #expect(taken == 9)
+  }
+
+  @Test func conditionReturnsWhenTheStateMeetsIt() async throws {
+    let store = makeStore()
+    let waiter = Thunk<TestState> { context in
+      try await context.condition { $0.count >= 3 }
+      context.dispatch(SetLabel(label: "reached"))
+    }
+    let task = store.dispatch(waiter)
+    for _ in 0..<3 { store.dispatch(Increment()) }
+    try await task.value
+    #expect(store.state.label == "reached")
+  }
+
+  @Test func conditionAlreadyMetReturnsAtOnce() async throws {
+    let store = makeStore()
+    store.dispatch(Add(amount: 10))
+    try await store.dispatch(
+      Thunk<TestState> { context in try await context.condition { $0.count == 10 } }
+    ).value
+  }
+
+  @Test func waitingTimesOut() async {
+    let store = makeStore()
+    let waiter = Thunk<TestState> { context in
+      _ = try await context.take(SetLabel.self, timeout: .milliseconds(20))
+    }
+    let error = await #expect(throws: ThunkTimeoutError.self) {
+      try await store.dispatch(waiter).value
+    }
+    #expect(error?.timeout == .milliseconds(20))
+  }
+
+  @Test func cancellingAThunkEndsItsWait() async {
+    let store = makeStore()
+    let waiter = Thunk<TestState> { context in
+      _ = try await context.take(SetLabel.self)
+    }
+    let task = store.dispatch(waiter)
+    try? await Task.sleep(for: .milliseconds(20))
+    task.cancel()
+    await #expect(throws: CancellationError.self) { try await task.value }
+  }
+}
