@@ -10,6 +10,7 @@ let package = Package(
   products: [
     .library(name: "Statecraft", targets: ["Statecraft"]),
     .executable(name: "counter", targets: ["Counter"]),
+    .executable(name: "films", targets: ["Films"]),
   ],
   targets: [
     .target(name: "Statecraft"),
@@ -17,6 +18,12 @@ let package = Package(
       name: "Counter",
       dependencies: ["Statecraft"],
       path: "Examples/Counter"
+    ),
+    .executableTarget(
+      name: "Films",
+      dependencies: ["Statecraft"],
+      path: "Examples/Films",
+      resources: [.copy("Resources/films.json")]
     ),
     // Client fixtures: they only have to compile. Each holds the code a Swift 6 app writes.
     .target(
@@ -32,7 +39,7 @@ let package = Package(
     ),
     .testTarget(
       name: "StatecraftTests",
-      dependencies: ["Statecraft", "ClientFixture", "ClientMainActorFixture", "Counter"]
+      dependencies: ["Statecraft", "ClientFixture", "ClientMainActorFixture", "Counter", "Films"]
     ),
   ],
   swiftLanguageModes: [.v6]

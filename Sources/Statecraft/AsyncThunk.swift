@@ -78,4 +78,16 @@ public struct ThunkLifecycle<Value: Sendable>: Action {
   public let requestID: UInt64
   /// Where the thunk is in its work.
   public let phase: Phase
+
+  /// Creates a lifecycle action, for unit tests of reducers; the store makes the real ones.
+  ///
+  /// - Parameters:
+  ///   - name: The name of the ``AsyncThunk``.
+  ///   - requestID: A number shared by the actions of one run.
+  ///   - phase: Where the thunk is in its work.
+  public init(name: String, requestID: UInt64, phase: Phase) {
+    self.name = name
+    self.requestID = requestID
+    self.phase = phase
+  }
 }

@@ -33,6 +33,18 @@ import Testing
     #expect(store.state.count == 1)
   }
 
+  @MainActor
+  @Test func asyncBodiesRunOffTheMainActorUnlessTheySayOtherwise() async throws {
+    let store = makeStore()
+    let onMain = Log<Bool>()
+    try await store.dispatch(Thunk<TestState> { _ in onMain.append(MainQueueProbe.isCurrent) })
+      .value
+    try await store.dispatch(
+      Thunk<TestState> { @MainActor _ in onMain.append(MainQueueProbe.isCurrent) }
+    ).value
+    #expect(onMain.elements == [false, true])
+  }
+
   @Test func childThunksAreAwaitedWithTheirParent() async throws {
     let store = makeStore()
     let child = Thunk<TestState> { context in

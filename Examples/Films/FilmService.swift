@@ -1,0 +1,57 @@
+import Foundation
+import Statecraft
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Where the films come from. Thunks reach it through the store's environment, so tests and
+/// the offline default replace it without globals.
+protocol FilmService: Sendable {
+  func films() async throws -> [Film]
+}
+
+enum FilmServiceKey: ThunkEnvironmentKey {
+  static let defaultValue: any FilmService = BundledFilmService()
+}
+
+private struct FilmList: Decodable {
+  let results: [Film]
+}
+
+/// Reads the films from the JSON file bundled with the example, after a simulated network
+/// delay.
+struct BundledFilmService: FilmService {
+  var delay: Duration = .milliseconds(500)
+
+  func films() async throws -> [Film] {
+    try await Task.sleep(for: delay)
+    guard let url = Bundle.module.url(forResource: "films", withExtension: "json") else {
+      throw FilmServiceError.missingBundledData
+    }
+    return try JSONDecoder().decode(FilmList.self, from: Data(contentsOf: url)).results
+  }
+}
+
+/// Loads the films from the Star Wars API (`--live`). Nothing in the tests uses it.
+struct StarWarsAPIFilmService: FilmService {
+  var endpoint = URL(string: "https://swapi.dev/api/films/")
+
+  func films() async throws -> [Film] {
+    guard let endpoint else { throw FilmServiceError.badEndpoint }
+    let (data, _) = try await URLSession.shared.data(from: endpoint)
+    return try JSONDecoder().decode(FilmList.self, from: data).results
+  }
+}
+
+enum FilmServiceError: Error, CustomStringConvertible {
+  case missingBundledData
+  case badEndpoint
+
+  var description: String {
+    switch self {
+    case .missingBundledData: "the bundled films.json is missing from the example's resources"
+    case .badEndpoint: "the Star Wars API address is not a valid URL"
+    }
+  }
+}

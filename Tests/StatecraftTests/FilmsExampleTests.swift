@@ -1,0 +1,79 @@
+import Foundation
+import Statecraft
+import Testing
+
+@testable import Films
+
+@Suite struct FilmsExampleTests {
+  private struct StubFilmService: FilmService {
+    var result: Result<[Film], FilmServiceError>
+    func films() async throws -> [Film] { try result.get() }
+  }
+
+  private static let hope = Film(
+    title: "A New Hope", episodeID: 4, director: "George Lucas", releaseDate: "1977-05-25")
+  private static let empire = Film(
+    title: "The Empire Strikes Back", episodeID: 5, director: "Irvin Kershner",
+    releaseDate: "1980-05-17")
+
+  @Test func reducerHandlesTheLifecycleAsAPlainFunction() {
+    let pending = ThunkLifecycle<[Film]>(name: "films/fetch", requestID: 1, phase: .pending)
+    let loading = appReducer(action: pending, state: nil)
+    #expect(loading.isLoading)
+    let fulfilled = ThunkLifecycle<[Film]>(
+      name: "films/fetch", requestID: 1, phase: .fulfilled([Self.hope]))
+    let loaded = appReducer(action: fulfilled, state: loading)
+    #expect(loaded == AppState(films: [Self.hope], isLoading: false, error: nil))
+  }
+
+  @Test func fetchFilmsSortsWhatTheServiceReturns() async throws {
+    let store = Store<AppState>(reducer: appReducer, state: nil)
+    store.thunkEnvironment[FilmServiceKey.self] = StubFilmService(
+      result: .success([Self.empire, Self.hope]))
+    let films = try await store.dispatch(fetchFilms()).value
+    #expect(films == [Self.hope, Self.empire])
+    #expect(store.state.films == [Self.hope, Self.empire])
+    #expect(!store.state.isLoading)
+  }
+
+  @Test func aFailingServiceEndsInTheErrorState() async {
+    let store = Store<AppState>(reducer: appReducer, state: nil)
+    store.thunkErrorHandler = nil
+    store.thunkEnvironment[FilmServiceKey.self] = StubFilmService(
+      result: .failure(.missingBundledData))
+    await #expect(throws: FilmServiceError.self) { try await store.dispatch(fetchFilms()).value }
+    #expect(store.state.error == FilmServiceError.missingBundledData.description)
+    #expect(!store.state.isLoading)
+  }
+
+  @Test func bundledServiceReadsTheBundledFilms() async throws {
+    let films = try await BundledFilmService(delay: .zero).films()
+    #expect(films.count == 6)
+    #expect(films.contains(Self.hope))
+  }
+
+  @Test func filmsExampleRendersLoadingThenTheSortedList() throws {
+    let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let process = Process()
+    process.executableURL = products.appendingPathComponent("films")
+    process.arguments = ["--delay-ms", "0"]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    #expect(
+      lines == [
+        "No films yet.",
+        "Loading films…",
+        "Episode 1: The Phantom Menace (1999)",
+        "Episode 2: Attack of the Clones (2002)",
+        "Episode 3: Revenge of the Sith (2005)",
+        "Episode 4: A New Hope (1977)",
+        "Episode 5: The Empire Strikes Back (1980)",
+        "Episode 6: Return of the Jedi (1983)",
+      ])
+  }
+}
