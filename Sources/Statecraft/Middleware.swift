@@ -4,7 +4,7 @@ public typealias DispatchFunction = @Sendable (any Action) -> Void
 /// A function that returns the store's current state, or `nil` once the store is gone.
 public typealias GetState<State> = @Sendable () -> State?
 
-/// A function that sits between ``Store/dispatch(_:)-(any Action)`` and the reducer: ReSwift's
+/// A function that sits between ``Store/dispatch(_:)-(Action)`` and the reducer: ReSwift's
 /// curried middleware shape.
 ///
 /// The store calls the outer function once, when it is created, with a `dispatch` that sends an

@@ -102,7 +102,7 @@ extension Store {
   ///
   /// The subscription lasts until you call ``SubscriptionToken/cancel()`` or release the token.
   /// Selections are skipped when they repeat under the same rules as for
-  /// ``subscribe(_:transform:)``.
+  /// ``subscribe(_:transform:)-94h10``.
   ///
   /// - Parameters:
   ///   - transform: Builds the subscription from one of the whole state.

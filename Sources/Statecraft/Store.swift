@@ -17,7 +17,7 @@ public final class Store<State: Sendable>: Sendable {
   /// A function that looks at the state and the store and returns an action to dispatch, or
   /// `nil` to dispatch nothing: the action creator of ReSwift's tutorials.
   ///
-  /// The store calls it synchronously inside ``dispatch(_:)-(ActionCreator)``, so it need not
+  /// The store calls it synchronously inside `dispatch(_:)`, so it need not
   /// be `@Sendable`.
   public typealias ActionCreator = (_ state: State, _ store: Store) -> (any Action)?
 
