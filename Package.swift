@@ -9,11 +9,13 @@ let package = Package(
   ],
   products: [
     .library(name: "Statecraft", targets: ["Statecraft"]),
+    .library(name: "StatecraftTesting", targets: ["StatecraftTesting"]),
     .executable(name: "counter", targets: ["Counter"]),
     .executable(name: "films", targets: ["Films"]),
   ],
   targets: [
     .target(name: "Statecraft"),
+    .target(name: "StatecraftTesting", dependencies: ["Statecraft"]),
     .executableTarget(
       name: "Counter",
       dependencies: ["Statecraft"],
@@ -38,8 +40,15 @@ let package = Package(
       swiftSettings: [.defaultIsolation(MainActor.self)]
     ),
     .testTarget(
+      name: "StatecraftTestingTests",
+      dependencies: ["Statecraft", "StatecraftTesting"]
+    ),
+    .testTarget(
       name: "StatecraftTests",
-      dependencies: ["Statecraft", "ClientFixture", "ClientMainActorFixture", "Counter", "Films"]
+      dependencies: [
+        "Statecraft", "StatecraftTesting", "ClientFixture", "ClientMainActorFixture", "Counter",
+        "Films",
+      ]
     ),
   ],
   swiftLanguageModes: [.v6]

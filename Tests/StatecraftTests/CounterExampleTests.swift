@@ -1,5 +1,6 @@
 import Foundation
 import Statecraft
+import StatecraftTesting
 import Testing
 
 @testable import Counter
@@ -11,6 +12,15 @@ import Testing
     let incremented = counterReducer(action: CounterAction.increment, state: initial)
     #expect(incremented.count == 1)
     #expect(counterReducer(action: CounterAction.reset, state: incremented).count == 0)
+  }
+
+  @MainActor
+  @Test func counterStepByStepWithATestStore() async {
+    let store = TestStore(initialState: AppState(), reducer: counterReducer)
+    await store.send(CounterAction.increment) { $0.count = 1 }
+    await store.send(CounterAction.increment) { $0.count = 2 }
+    await store.send(CounterAction.reset) { $0.count = 0 }
+    await store.finish()
   }
 
   @Test func counterRendersEachChange() throws {

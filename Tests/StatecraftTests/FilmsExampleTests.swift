@@ -1,5 +1,6 @@
 import Foundation
 import Statecraft
+import StatecraftTesting
 import Testing
 
 @testable import Films
@@ -24,6 +25,53 @@ import Testing
       name: "films/fetch", requestID: 1, phase: .fulfilled([Self.hope]))
     let loaded = appReducer(action: fulfilled, state: loading)
     #expect(loaded == AppState(films: [Self.hope], isLoading: false, error: nil))
+  }
+
+  @MainActor
+  @Test func fetchFilmsStepByStepWithATestStore() async {
+    let store = TestStore(initialState: AppState(), reducer: appReducer)
+    store.thunkEnvironment[FilmServiceKey.self] = StubFilmService(
+      result: .success([Self.empire, Self.hope]))
+    await store.send(fetchFilms())
+    await store.receive(ThunkLifecycle<[Film]>.self) { $0.isLoading = true }
+    await store.receive(ThunkLifecycle<[Film]>.self) {
+      $0.films = [Self.hope, Self.empire]
+      $0.isLoading = false
+    }
+    await store.finish()
+  }
+
+  @MainActor
+  @Test func fetchFilmsDispatchesItsLifecycle() async {
+    await ExpectThunk(fetchFilms())
+      .environment(FilmServiceKey.self, StubFilmService(result: .success([Self.hope])))
+      .getsState(AppState())
+      .dispatches(ThunkLifecycle<[Film]>.self) { action in
+        if case .pending = action.phase {} else { Issue.record("expected pending first") }
+      }
+      .dispatches(ThunkLifecycle<[Film]>.self) { action in
+        if case .fulfilled(let films) = action.phase {
+          #expect(films == [Self.hope])
+        } else {
+          Issue.record("expected fulfilled second")
+        }
+      }
+      .run()
+  }
+
+  @MainActor
+  @Test func viewRendersWhateverStateTheStubShows() {
+    let stub = StoreStub(state: AppState(isLoading: true))
+    var lines: [String] = []
+    let view = FilmsView(store: stub.store) { lines.append($0) }
+    view.appear()
+    stub.setState(AppState(films: [Self.hope]))
+    stub.setState(AppState(error: "offline"))
+    #expect(
+      lines == [
+        "Loading films…", "Episode 4: A New Hope (1977)", "Could not load the films: offline",
+      ])
+    #expect(stub.actions.isEmpty)
   }
 
   @Test func fetchFilmsSortsWhatTheServiceReturns() async throws {

@@ -1,0 +1,43 @@
+import Statecraft
+
+/// A subscriber that records every value it receives, for tests of subscriptions.
+///
+/// ```swift
+/// let recorder = RecordingSubscriber<Int>()
+/// store.subscribe(recorder) { $0.select(\.count) }
+/// store.dispatch(Increment())
+/// #expect(recorder.values == [0, 1])
+/// ```
+@MainActor
+public final class RecordingSubscriber<Value>: StoreSubscriber {
+  /// Every value received, in order.
+  public private(set) var values: [Value] = []
+
+  /// Creates a subscriber that has received nothing.
+  public init() {}
+
+  /// Records `state`.
+  ///
+  /// - Parameter state: The value the store delivered.
+  public func newState(state: Value) {
+    values.append(state)
+  }
+
+  /// Waits, letting the main queue run, until `count` values have arrived or `timeout` passes.
+  ///
+  /// Deliveries of states committed on other threads arrive on the main queue soon after
+  /// their dispatch; call this before checking ``values`` in that case.
+  ///
+  /// - Parameters:
+  ///   - count: How many values to wait for.
+  ///   - timeout: How long to wait at most.
+  /// - Returns: Whether `count` values arrived in time.
+  @discardableResult
+  public func waitForValues(count: Int, timeout: Duration = .seconds(2)) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while values.count < count, ContinuousClock.now < deadline {
+      try? await Task.sleep(for: .milliseconds(1))
+    }
+    return values.count >= count
+  }
+}

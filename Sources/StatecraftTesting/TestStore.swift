@@ -1,0 +1,277 @@
+import Statecraft
+
+/// A store for tests that checks every state change and every action async work dispatches.
+///
+/// Send an action and say how the state changes; receive the actions thunks dispatch, in
+/// order, and say how each changes the state. Any difference fails the test with a diff, at
+/// the line of the call:
+///
+/// ```swift
+/// @Test func loadingFilms() async {
+///   let store = TestStore(initialState: AppState(), reducer: appReducer)
+///   store.thunkEnvironment[FilmServiceKey.self] = StubFilmService(films: [hope])
+///
+///   await store.send(fetchFilms())
+///   await store.receive(ThunkLifecycle<[Film]>.self) { $0.isLoading = true }
+///   await store.receive(ThunkLifecycle<[Film]>.self) {
+///     $0.films = [hope]
+///     $0.isLoading = false
+///   }
+///   await store.finish()
+/// }
+/// ```
+///
+/// By default the store is exhaustive: ``finish(timeout:)`` fails if actions were dispatched
+/// but never received. Set ``exhaustivity`` to `.off` to check only what you assert.
+@MainActor
+public final class TestStore<State: Equatable & Sendable> {
+  /// Whether every dispatched action and every state change must be asserted.
+  public enum Exhaustivity: Sendable {
+    /// Every action async work dispatches must be received, and each assertion must describe
+    /// the whole state change.
+    case on
+    /// Only what an assertion says is checked; actions not received are ignored.
+    case off
+  }
+
+  /// The store under test, for code that needs a `Store` (subscribers, views).
+  public let store: Store<State>
+  /// Whether every action and state change must be asserted.
+  ///
+  /// Defaults to `.on`.
+  public var exhaustivity: Exhaustivity = .on
+
+  private let log = ReductionLog<State>()
+  /// Log entries up to this index have been checked.
+  private var checked = 0
+  private var expectedState: State
+  private var tasks: [@Sendable () async -> Void] = []
+
+  /// Creates a test store.
+  ///
+  /// - Parameters:
+  ///   - initialState: The state to start from.
+  ///   - reducer: The app's reducer.
+  ///   - middleware: Middleware to run, as in the app.
+  public init(
+    initialState: State, reducer: @escaping Reducer<State>,
+    middleware: [Middleware<State>] = []
+  ) {
+    store = Store(
+      reducer: log.recording(reducer), state: initialState, middleware: middleware,
+      automaticallySkipsRepeats: true)
+    expectedState = initialState
+  }
+
+  /// The current state of the store.
+  public var state: State { store.state }
+
+  /// The environment thunks read; replace services here.
+  public var thunkEnvironment: ThunkEnvironment {
+    get { store.thunkEnvironment }
+    set { store.thunkEnvironment = newValue }
+  }
+
+  /// Dispatches `action` and checks the state it produces.
+  ///
+  /// - Parameters:
+  ///   - action: The action to dispatch.
+  ///   - updateExpectedState: Changes the expected state the way the action should; omit it
+  ///     when the action should not change the state.
+  ///   - fileID: The file to report a failure in; defaults to the caller's.
+  ///   - filePath: The file path to report a failure in; defaults to the caller's.
+  ///   - line: The line to report a failure at; defaults to the caller's.
+  ///   - column: The column to report a failure at; defaults to the caller's.
+  public func send(
+    _ action: some Action,
+    assert updateExpectedState: ((inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    failOnUnreceivedActions(before: "sending \(describe(action))", at: location)
+    let start = log.count
+    store.dispatch(action as any Action)
+    guard let entry = log.entries(from: start).first else {
+      reportFailure(
+        "\(describe(action)) was not reduced: a middleware swallowed or delayed it.",
+        at: location)
+      return
+    }
+    checked = start + 1
+    check(entry, update: updateExpectedState, at: location)
+  }
+
+  /// Runs a thunk; the actions it dispatches are then checked with
+  /// ``receive(_:timeout:assert:fileID:filePath:line:column:)``.
+  ///
+  /// - Parameters:
+  ///   - thunk: The thunk to run.
+  ///   - fileID: The file to report a failure in; defaults to the caller's.
+  ///   - filePath: The file path to report a failure in; defaults to the caller's.
+  ///   - line: The line to report a failure at; defaults to the caller's.
+  ///   - column: The column to report a failure at; defaults to the caller's.
+  /// - Returns: The running thunk.
+  @discardableResult
+  public func send(
+    _ thunk: Thunk<State>, fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async
+    -> ThunkTask<Void>
+  {
+    let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    failOnUnreceivedActions(before: "sending a thunk", at: location)
+    let task = store.dispatch(thunk)
+    tasks.append { _ = try? await task.value }
+    return task
+  }
+
+  /// Runs a thunk that produces a value; its lifecycle and the actions it dispatches are then
+  /// checked with ``receive(_:timeout:assert:fileID:filePath:line:column:)``.
+  ///
+  /// - Parameters:
+  ///   - thunk: The thunk to run.
+  ///   - fileID: The file to report a failure in; defaults to the caller's.
+  ///   - filePath: The file path to report a failure in; defaults to the caller's.
+  ///   - line: The line to report a failure at; defaults to the caller's.
+  ///   - column: The column to report a failure at; defaults to the caller's.
+  /// - Returns: The running thunk.
+  @discardableResult
+  public func send<Value>(
+    _ thunk: AsyncThunk<State, Value>,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) async -> ThunkTask<Value> {
+    let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    failOnUnreceivedActions(before: "sending a thunk", at: location)
+    let task = store.dispatch(thunk)
+    tasks.append { _ = try? await task.value }
+    return task
+  }
+
+  /// Waits for the next action that async work dispatched, checks its type, and checks the
+  /// state it produced.
+  ///
+  /// With ``exhaustivity`` `.off`, actions of other types are skipped.
+  ///
+  /// - Parameters:
+  ///   - type: The type of the expected action.
+  ///   - timeout: How long to wait for it.
+  ///   - updateExpectedState: Changes the expected state the way the action should.
+  ///   - fileID: The file to report a failure in; defaults to the caller's.
+  ///   - filePath: The file path to report a failure in; defaults to the caller's.
+  ///   - line: The line to report a failure at; defaults to the caller's.
+  ///   - column: The column to report a failure at; defaults to the caller's.
+  public func receive<Received: Action>(
+    _ type: Received.Type,
+    timeout: Duration = .seconds(2),
+    assert updateExpectedState: ((inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    let deadline = ContinuousClock.now + timeout
+    while true {
+      if let entry = log.entries(from: checked).first {
+        checked += 1
+        if entry.action is Received {
+          check(entry, update: updateExpectedState, at: location)
+          return
+        }
+        if exhaustivity == .on {
+          reportFailure(
+            "Expected to receive \(Received.self), but received \(describe(entry.action)).",
+            at: location)
+          expectedState = entry.state
+          return
+        }
+        expectedState = entry.state
+        continue
+      }
+      if ContinuousClock.now >= deadline {
+        reportFailure(
+          "Expected to receive \(Received.self) within \(timeout), but nothing arrived.",
+          at: location)
+        return
+      }
+      try? await Task.sleep(for: .milliseconds(1))
+    }
+  }
+
+  /// Waits for the thunks sent to finish and, when exhaustive, fails if any action they
+  /// dispatched was not received.
+  ///
+  /// - Parameters:
+  ///   - timeout: How long to wait for the thunks.
+  ///   - fileID: The file to report a failure in; defaults to the caller's.
+  ///   - filePath: The file path to report a failure in; defaults to the caller's.
+  ///   - line: The line to report a failure at; defaults to the caller's.
+  ///   - column: The column to report a failure at; defaults to the caller's.
+  public func finish(
+    timeout: Duration = .seconds(2),
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    let pending = tasks
+    tasks = []
+    let finished = LockedValue(false)
+    let waiter = Task {
+      for wait in pending { await wait() }
+      finished.withLock { $0 = true }
+    }
+    let deadline = ContinuousClock.now + timeout
+    while !finished.withLock({ $0 }), ContinuousClock.now < deadline {
+      try? await Task.sleep(for: .milliseconds(1))
+    }
+    if !finished.withLock({ $0 }) {
+      waiter.cancel()
+      reportFailure("Thunks were still running after \(timeout).", at: location)
+    }
+    failOnUnreceivedActions(before: "finishing", at: location)
+  }
+
+  private func check(
+    _ entry: ReductionLog<State>.Entry, update: ((inout State) throws -> Void)?,
+    at location: TestLocation
+  ) {
+    var expected = exhaustivity == .on ? expectedState : entry.state
+    do {
+      try update?(&expected)
+    } catch {
+      reportFailure("The state assertion threw \(error).", at: location)
+    }
+    if expected != entry.state {
+      reportFailure(
+        """
+        State after \(describe(entry.action)) differs from the expected state \
+        (− expected, + actual):
+        \(stateDiff(expected: expected, actual: entry.state))
+        """,
+        at: location)
+    }
+    expectedState = entry.state
+  }
+
+  private func failOnUnreceivedActions(before what: String, at location: TestLocation) {
+    let unreceived = log.entries(from: checked)
+    guard !unreceived.isEmpty else { return }
+    if exhaustivity == .on {
+      reportFailure(
+        """
+        \(unreceived.count) action(s) were dispatched but not received before \(what):
+        \(unreceived.map { "  " + describe($0.action) }.joined(separator: "\n"))
+        """,
+        at: location)
+    }
+    checked += unreceived.count
+    expectedState = unreceived[unreceived.count - 1].state
+  }
+}
+
+func describe(_ action: any Action) -> String {
+  let value = String(describing: action)
+  let type = String(describing: Swift.type(of: action))
+  return value.hasPrefix(type) ? value : "\(type).\(value)"
+}
