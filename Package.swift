@@ -10,12 +10,16 @@ let package = Package(
   products: [
     .library(name: "Statecraft", targets: ["Statecraft"]),
     .library(name: "StatecraftTesting", targets: ["StatecraftTesting"]),
+    .library(name: "StatecraftObservation", targets: ["StatecraftObservation"]),
     .executable(name: "counter", targets: ["Counter"]),
     .executable(name: "films", targets: ["Films"]),
   ],
   targets: [
     .target(name: "Statecraft"),
     .target(name: "StatecraftTesting", dependencies: ["Statecraft"]),
+    // Observation and Combine bridges: the core imports only the standard library, Dispatch and
+    // Synchronization.
+    .target(name: "StatecraftObservation", dependencies: ["Statecraft"]),
     .executableTarget(
       name: "Counter",
       dependencies: ["Statecraft"],
@@ -46,7 +50,8 @@ let package = Package(
     .testTarget(
       name: "StatecraftTests",
       dependencies: [
-        "Statecraft", "StatecraftTesting", "ClientFixture", "ClientMainActorFixture", "Counter",
+        "Statecraft", "StatecraftTesting", "StatecraftObservation", "ClientFixture",
+        "ClientMainActorFixture", "Counter",
         "Films",
       ]
     ),

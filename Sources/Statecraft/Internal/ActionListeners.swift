@@ -11,7 +11,10 @@ final class ActionListeners: Sendable {
 
   /// How many listeners wait; `notify` is skipped while it is zero.
   @usableFromInline let count = Atomic<Int>(0)
+  /// How many observers there are; `notifyObservers` is skipped while it is zero.
+  @usableFromInline let observerCount = Atomic<Int>(0)
   private let listeners = Locked<[UInt64: Listener]>([:])
+  private let observers = Locked<[UInt64: @Sendable (any Action) -> Void]>([:])
   private let nextID = Atomic<UInt64>(0)
 
   @usableFromInline
@@ -33,9 +36,33 @@ final class ActionListeners: Sendable {
     return listener
   }
 
+  /// Adds an observer that sees every reduced action until removed.
+  func addObserver(_ observer: @escaping @Sendable (any Action) -> Void) -> UInt64 {
+    let id = makeID()
+    observers.withLock { $0[id] = observer }
+    observerCount.add(1, ordering: .relaxed)
+    return id
+  }
+
+  func removeObserver(_ id: UInt64) {
+    if observers.withLock({ $0.removeValue(forKey: id) }) != nil {
+      observerCount.subtract(1, ordering: .relaxed)
+    }
+  }
+
+  /// Hands `action` to the observers.
+  ///
+  /// Called inside the state lock, so observers see actions in reduction order; they only enqueue.
+  @usableFromInline
+  func notifyObservers(_ action: any Action) {
+    for observer in observers.withLock({ Array($0.values) }) {
+      observer(action)
+    }
+  }
+
   /// Resumes the listeners that `action` satisfies.
   ///
-  /// Predicates run outside the lock.
+  /// Called after the state lock is released: predicates are user code.
   @usableFromInline
   func notify(_ action: any Action) {
     let waiting = listeners.withLock { Array($0) }

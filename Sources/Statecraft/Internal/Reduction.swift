@@ -93,6 +93,9 @@ final class Reduction<State: Sendable>: @unchecked Sendable {
       reducingThread.store(0, ordering: .relaxed)
       reducingActionType.pointer.pointee = nil
       committed.version &+= 1
+      if listeners.observerCount.load(ordering: .relaxed) > 0 {
+        listeners.notifyObservers(action)
+      }
       guard committed.subscriptionCount > 0, let state = committed.state else { return false }
       committed.deliveries.append((committed.version, state))
       return true

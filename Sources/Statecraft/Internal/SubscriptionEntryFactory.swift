@@ -69,7 +69,11 @@ extension StoreCore {
     _ relay: SubscriptionRelay<State>, status: SubscriptionStatus
   ) -> SubscriptionToken {
     let entry = add(relay, status: status, owner: nil)
-    return SubscriptionToken { [weak self] in self?.remove(entry) }
+    // Weak: the registry alone owns the entry, so releasing the store releases the closure,
+    // which lets a stream built on it finish.
+    return SubscriptionToken { [weak self, weak entry] in
+      if let self, let entry { remove(entry) }
+    }
   }
 
   func removeSubscription(of owner: ObjectIdentifier) {
