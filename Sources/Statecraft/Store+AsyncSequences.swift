@@ -27,7 +27,7 @@ extension Store {
   /// for await count in mainStore.states({ $0.select(\.count).only(when: { $1 > $0 }) }) { … }
   /// ```
   ///
-  /// Buffering and ending are as for ``states(_:)-(KeyPath<State,Value>&Sendable)``; repeats are
+  /// Buffering and ending are as for ``states(_:)-(KeyPath<State,Value>Sendable)``; repeats are
   /// skipped when the value is `Equatable` and the store skips repeats automatically.
   ///
   /// - Parameter transform: Builds the subscription from one of the whole state.
@@ -83,7 +83,7 @@ extension Store {
   }
 }
 
-/// The selected states of a store as an asynchronous sequence; see ``Store/states(_:)-(KeyPath<State,Value>&Sendable)``.
+/// The selected states of a store as an asynchronous sequence; see ``Store/states(_:)-(KeyPath<State,Value>Sendable)``.
 public struct StoreStates<Value: Sendable>: AsyncSequence, Sendable {
   let makeStream: @Sendable () -> AsyncStream<Value>
 
