@@ -1,0 +1,91 @@
+/// Combines reducers into one that runs each of them, in order, for every action.
+///
+/// Each reducer usually owns a part of the state (see `scopedReducer(_:_:)`):
+///
+/// ```swift
+/// let appReducer = combineReducers(
+///   scopedReducer(\AppState.films, filmsReducer),      // (inout FilmsState, FilmsAction)
+///   scopedReducer(\AppState.profile, profileReducer),  // (inout Profile, ProfileAction)
+///   inPlace(navigationReducer)                         // a ReSwift-shaped reducer
+/// )
+/// let mainStore = Store(reducer: appReducer, state: AppState())
+/// ```
+///
+/// - Parameter reducers: The reducers, run first to last.
+/// - Returns: The combined reducer.
+/// - Complexity: O(*n*) per action for *n* reducers.
+public func combineReducers<State>(_ reducers: InPlaceReducer<State>...) -> InPlaceReducer<State> {
+  combineReducers(reducers)
+}
+
+/// Combines an array of reducers into one that runs each of them, in order, for every action.
+///
+/// - Parameter reducers: The reducers, run first to last.
+/// - Returns: The combined reducer.
+/// - Complexity: O(*n*) per action for *n* reducers.
+public func combineReducers<State>(_ reducers: [InPlaceReducer<State>]) -> InPlaceReducer<State> {
+  { state, action in
+    for reducer in reducers { reducer(&state, action) }
+  }
+}
+
+/// Lifts a reducer of one part of the state and one feature's actions to the whole state.
+///
+/// The result runs `reduce` only for actions of type `FeatureAction`, on the part of the state
+/// at `keyPath`; other actions and other parts are left alone. The cast is done here, once, so
+/// feature reducers switch over their own action enum:
+///
+/// ```swift
+/// enum FilmsAction: Action { case loaded([Film]), clear }
+///
+/// func filmsReducer(state: inout FilmsState, action: FilmsAction) {
+///   switch action {
+///   case .loaded(let films): state.films = films
+///   case .clear: state.films = []
+///   }
+/// }
+///
+/// let reducer: InPlaceReducer<AppState> = scopedReducer(\.films, filmsReducer)
+/// ```
+///
+/// - Parameters:
+///   - keyPath: The part of the state the reducer owns.
+///   - reduce: The feature's reducer.
+/// - Returns: A reducer of the whole state.
+public func scopedReducer<State, Slice, FeatureAction: Action>(
+  _ keyPath: WritableKeyPath<State, Slice> & Sendable,
+  _ reduce: @escaping @Sendable (_ state: inout Slice, _ action: FeatureAction) -> Void
+) -> InPlaceReducer<State> {
+  { state, action in
+    guard let action = action as? FeatureAction else { return }
+    reduce(&state[keyPath: keyPath], action)
+  }
+}
+
+/// Lifts a ReSwift-shaped reducer of one part of the state to the whole state.
+///
+/// The part is passed as the reducer's state, so it sees every action, as in ReSwift's
+/// hand-written `appReducer` that calls `filmsReducer(action: action, state: state?.films)`.
+///
+/// - Parameters:
+///   - keyPath: The part of the state the reducer owns.
+///   - reducer: The part's reducer.
+/// - Returns: A reducer of the whole state.
+public func scopedReducer<State, Slice>(
+  _ keyPath: WritableKeyPath<State, Slice> & Sendable,
+  _ reducer: @escaping Reducer<Slice>
+) -> InPlaceReducer<State> {
+  { state, action in
+    state[keyPath: keyPath] = reducer(action, state[keyPath: keyPath])
+  }
+}
+
+/// Adapts a ReSwift-shaped reducer to the in-place form, to combine it with others.
+///
+/// - Parameter reducer: A reducer that returns the next state.
+/// - Returns: The same reducer, changing the state in place.
+public func inPlace<State>(_ reducer: @escaping Reducer<State>) -> InPlaceReducer<State> {
+  { state, action in
+    state = reducer(action, consume state)
+  }
+}
