@@ -1,0 +1,86 @@
+import Statecraft
+import StatecraftTesting
+import Testing
+
+@MainActor
+@Suite struct ScopeTests {
+  struct App: Equatable, Sendable {
+    var profile = Profile()
+    var counter = 0
+  }
+
+  struct Profile: Equatable, Sendable {
+    var name = ""
+    var saves = 0
+  }
+
+  enum ProfileAction: Action {
+    case rename(String)
+    case save
+  }
+  struct Tick: Action {}
+
+  static let reducer = combineReducers(
+    scopedReducer(\App.profile) { (profile, action: ProfileAction) in
+      switch action {
+      case .rename(let name): profile.name = name
+      case .save: profile.saves += 1
+      }
+    },
+    { (state: inout App, action: any Action) in if action is Tick { state.counter += 1 } }
+  )
+
+  @Test func aScopeSharesTheStateAndDispatchesToTheRoot() {
+    let root = Store(reducer: Self.reducer, state: App())
+    let profile = root.scope(\.profile)
+    profile.dispatch(ProfileAction.rename("Leia"))
+    #expect(root.state.profile.name == "Leia")
+    #expect(profile.state.name == "Leia")
+    root.dispatch(ProfileAction.save)
+    #expect(profile.state.saves == 1)
+  }
+
+  @Test func scopeSubscribersHearOnlyChangesToTheirSlice() {
+    let root = Store(reducer: Self.reducer, state: App())
+    let profile = root.scope(\.profile)
+    let recorder = RecordingSubscriber<Profile>()
+    profile.subscribe(recorder)
+    for _ in 0..<5 { root.dispatch(Tick()) }
+    root.dispatch(ProfileAction.rename("Han"))
+    #expect(recorder.values == [Profile(), Profile(name: "Han")])
+  }
+
+  @Test func scopesOfScopes() {
+    let root = Store(reducer: Self.reducer, state: App())
+    let name = root.scope(\.profile).scope(\.name)
+    let recorder = RecordingSubscriber<String>()
+    name.subscribe(recorder)
+    name.dispatch(ProfileAction.rename("Luke"))
+    #expect(recorder.values == ["", "Luke"])
+    #expect(root.state.profile.name == "Luke")
+  }
+
+  @Test func thunksDispatchedToAScopeReachTheRoot() async throws {
+    let root = Store(reducer: Self.reducer, state: App())
+    let profile = root.scope(\.profile)
+    try await profile.dispatch(
+      Thunk<Profile> { context in
+        context.dispatch(ProfileAction.rename("Rey"))
+        context.dispatch(ProfileAction.save)
+      }
+    ).value
+    #expect(root.state.profile == Profile(name: "Rey", saves: 1))
+  }
+
+  @Test func aReleasedScopeStopsFollowingTheRoot() {
+    let root = Store(reducer: Self.reducer, state: App())
+    weak var weakScope: Store<Profile>?
+    do {
+      let profile = root.scope(\.profile)
+      weakScope = profile
+    }
+    #expect(weakScope == nil)
+    root.dispatch(ProfileAction.save)  // nothing left to notify
+    #expect(root.state.profile.saves == 1)
+  }
+}
