@@ -1,0 +1,184 @@
+/// A value derived from parts of the state, computed once for each change of those parts and
+/// shared by every subscriber that uses it: reselect's memoized selector.
+///
+/// ```swift
+/// let visibleFilms = createSelector(\AppState.films, \AppState.filter) { films, filter in
+///   films.filter { filter.matches($0) }.sorted { $0.episodeID < $1.episodeID }
+/// }
+///
+/// mainStore.subscribe(self) { $0.select(visibleFilms) }
+/// ```
+///
+/// The inputs are read from each state and compared with the previous ones; the derived value
+/// is computed again only when an input changed. Selectors are `Sendable` and can be called from
+/// any thread.
+///
+/// Named `MemoizedSelector` because `Selector` is Objective-C's selector type on Apple
+/// platforms.
+///
+/// In debug builds a selector reports, through ``StatecraftDiagnostics/warningHandler``, an input
+/// that returns unequal values for the same state (so the cache never hits) and a derived type
+/// that is not `Equatable` (so subscribers cannot skip repeats).
+public final class MemoizedSelector<State, Output: Sendable>: Sendable {
+  private let evaluate: @Sendable (State) -> Output
+  private let counter: Locked<Int>
+
+  init(_ evaluate: @escaping @Sendable (State, _ recomputed: @Sendable () -> Void) -> Output) {
+    let counter = Locked(0)
+    self.counter = counter
+    self.evaluate = { state in evaluate(state) { counter.withLock { $0 += 1 } } }
+  }
+
+  /// The derived value for `state`.
+  ///
+  /// - Parameter state: A state of the store.
+  /// - Returns: The cached value if the inputs did not change, else a newly computed one.
+  public func callAsFunction(_ state: State) -> Output {
+    evaluate(state)
+  }
+
+  /// How many times the derived value was computed; for tests and benchmarks.
+  public var recomputations: Int {
+    counter.withLock { $0 }
+  }
+}
+
+/// Creates a memoized selector with one input.
+///
+/// - Parameters:
+///   - input: Reads the input from the state, usually a key path.
+///   - combine: Computes the derived value from the input.
+/// - Returns: The selector.
+public func createSelector<State, Input: Equatable & Sendable, Output: Sendable>(
+  _ input: @escaping @Sendable (State) -> Input,
+  _ combine: @escaping @Sendable (Input) -> Output
+) -> MemoizedSelector<State, Output> {
+  makeSelector(read: { state in input(state) }, inputsDescription: "1", combine: combine)
+}
+
+/// Creates a memoized selector with two inputs.
+///
+/// - Parameters:
+///   - first: Reads the first input from the state, usually a key path.
+///   - second: Reads the second input.
+///   - combine: Computes the derived value from the inputs.
+/// - Returns: The selector.
+public func createSelector<
+  State, First: Equatable & Sendable, Second: Equatable & Sendable, Output: Sendable
+>(
+  _ first: @escaping @Sendable (State) -> First,
+  _ second: @escaping @Sendable (State) -> Second,
+  _ combine: @escaping @Sendable (First, Second) -> Output
+) -> MemoizedSelector<State, Output> {
+  makeSelector(
+    read: { state in Pair(first: first(state), second: second(state)) }, inputsDescription: "2",
+    combine: { combine($0.first, $0.second) })
+}
+
+/// Creates a memoized selector with three inputs.
+///
+/// - Parameters:
+///   - first: Reads the first input from the state, usually a key path.
+///   - second: Reads the second input.
+///   - third: Reads the third input.
+///   - combine: Computes the derived value from the inputs.
+/// - Returns: The selector.
+public func createSelector<
+  State, First: Equatable & Sendable, Second: Equatable & Sendable, Third: Equatable & Sendable,
+  Output: Sendable
+>(
+  _ first: @escaping @Sendable (State) -> First,
+  _ second: @escaping @Sendable (State) -> Second,
+  _ third: @escaping @Sendable (State) -> Third,
+  _ combine: @escaping @Sendable (First, Second, Third) -> Output
+) -> MemoizedSelector<State, Output> {
+  makeSelector(
+    read: { state in
+      Pair(first: Pair(first: first(state), second: second(state)), second: third(state))
+    },
+    inputsDescription: "3",
+    combine: { combine($0.first.first, $0.first.second, $0.second) })
+}
+
+private struct Pair<First: Equatable & Sendable, Second: Equatable & Sendable>: Equatable,
+  Sendable
+{
+  let first: First
+  let second: Second
+}
+
+private func makeSelector<State, Inputs: Equatable & Sendable, Output: Sendable>(
+  read: @escaping @Sendable (State) -> Inputs,
+  inputsDescription: String,
+  combine: @escaping @Sendable (Inputs) -> Output
+) -> MemoizedSelector<State, Output> {
+  let cache = Locked<(inputs: Inputs, output: Output)?>(nil)
+  #if DEBUG
+    if dynamicEquality(of: Output.self) == nil {
+      StatecraftDiagnostics.warn(
+        """
+        a selector derives \(Output.self), which is not Equatable: subscribers selecting it \
+        cannot skip repeats and are notified on every change. Make \(Output.self) Equatable.
+        """)
+    }
+    let checkedStability = Locked(false)
+  #endif
+  return MemoizedSelector { state, recomputed in
+    let inputs = read(state)
+    #if DEBUG
+      let firstCall = checkedStability.withLock { checked in
+        defer { checked = true }
+        return !checked
+      }
+      if firstCall, read(state) != inputs {
+        StatecraftDiagnostics.warn(
+          """
+          an input of a selector (of \(inputsDescription)) returns unequal values for the same \
+          state, so the selector recomputes every time. Read stored properties, or build \
+          values that compare equal.
+          """)
+      }
+    #endif
+    if let cached = cache.withLock({ $0 }), cached.inputs == inputs {
+      return cached.output
+    }
+    let output = combine(inputs)
+    recomputed()
+    cache.withLock { $0 = (inputs, output) }
+    return output
+  }
+}
+
+/// Where Statecraft reports suspicious uses in debug builds.
+public enum StatecraftDiagnostics {
+  /// Receives warnings, such as a selector that can never hit its cache.
+  ///
+  /// The default prints them. A task-local, so a test can capture the warnings of its own code:
+  ///
+  /// ```swift
+  /// let warnings = Warnings()
+  /// StatecraftDiagnostics.$warningHandler.withValue({ warnings.append($0) }, operation: {
+  ///   _ = createSelector(…)
+  /// })
+  /// ```
+  @TaskLocal public static var warningHandler: @Sendable (String) -> Void = { message in
+    print("Statecraft warning: \(message)")
+  }
+
+  static func warn(_ message: String) {
+    warningHandler(message)
+  }
+}
+
+extension Subscription {
+  /// Selects a value derived by a memoized selector, shared with the other subscribers that
+  /// use it.
+  ///
+  /// - Parameter selector: The selector.
+  /// - Returns: A subscription that delivers the derived value.
+  @inlinable public func select<Output>(_ selector: MemoizedSelector<State, Output>)
+    -> Subscription<Output>
+  {
+    select { selector($0) }
+  }
+}

@@ -1,0 +1,113 @@
+import Statecraft
+import StatecraftTesting
+import Testing
+
+@MainActor
+@Suite struct MemoizedSelectorTests {
+  struct Catalog: Equatable, Sendable {
+    var films: [String] = ["A New Hope", "Attack of the Clones", "Return of the Jedi"]
+    var prefix = "A"
+    var unrelated = 0
+  }
+
+  enum CatalogAction: Action {
+    case setPrefix(String)
+    case touch
+  }
+
+  static let reducer: InPlaceReducer<Catalog> = { state, action in
+    switch action as? CatalogAction {
+    case .setPrefix(let prefix): state.prefix = prefix
+    case .touch: state.unrelated += 1
+    case nil: break
+    }
+  }
+
+  static func visibleFilms() -> MemoizedSelector<Catalog, [String]> {
+    createSelector(\Catalog.films, \Catalog.prefix) { films, prefix in
+      films.filter { $0.hasPrefix(prefix) }
+    }
+  }
+
+  @Test func computedOncePerChangeForEverySubscriber() {
+    let store = Store(reducer: Self.reducer, state: Catalog())
+    let visible = Self.visibleFilms()
+    let recorders = (0..<50).map { _ in RecordingSubscriber<[String]>() }
+    for recorder in recorders { store.subscribe(recorder) { $0.select(visible) } }
+    #expect(visible.recomputations == 1)
+    store.dispatch(CatalogAction.setPrefix("R"))
+    #expect(visible.recomputations == 2)
+    #expect(
+      recorders.allSatisfy {
+        $0.values == [["A New Hope", "Attack of the Clones"], ["Return of the Jedi"]]
+      })
+  }
+
+  @Test func notComputedWhenTheInputsDidNotChange() {
+    let store = Store(reducer: Self.reducer, state: Catalog())
+    let visible = Self.visibleFilms()
+    let recorder = RecordingSubscriber<[String]>()
+    store.subscribe(recorder) { $0.select(visible) }
+    for _ in 0..<10 { store.dispatch(CatalogAction.touch) }
+    #expect(visible.recomputations == 1)
+    #expect(recorder.values.count == 1)
+  }
+
+  @Test func usableOffTheMainActor() async {
+    let visible = Self.visibleFilms()
+    await withTaskGroup(of: [String].self) { group in
+      for _ in 0..<8 { group.addTask { visible(Catalog()) } }
+      for await films in group { #expect(films.count == 2) }
+    }
+    #expect(visible.recomputations >= 1)
+  }
+
+  @Test func anUnstableInputIsReported() {
+    let warnings = Log<String>()
+    StatecraftDiagnostics.$warningHandler.withValue(
+      { warnings.append($0) },
+      operation: {
+        let unstable = createSelector({ (_: Catalog) in UUIDLike.make() }, { $0.value })
+        _ = unstable(Catalog())
+      })
+    #expect(warnings.elements.contains { $0.contains("returns unequal values for the same state") })
+  }
+
+  @Test func aNonEquatableOutputIsReported() {
+    let warnings = Log<String>()
+    StatecraftDiagnostics.$warningHandler.withValue(
+      { warnings.append($0) },
+      operation: {
+        _ = createSelector(\Catalog.prefix) { Opaque(text: $0) }
+      })
+    #expect(warnings.elements.contains { $0.contains("Opaque, which is not Equatable") })
+  }
+
+  @Test func aWellBehavedSelectorIsNotReported() {
+    let warnings = Log<String>()
+    StatecraftDiagnostics.$warningHandler.withValue(
+      { warnings.append($0) },
+      operation: {
+        _ = Self.visibleFilms()(Catalog())
+      })
+    #expect(warnings.elements.isEmpty)
+  }
+}
+
+private struct Opaque: Sendable {
+  let text: String
+}
+
+/// A value that is new on every call, like a UUID.
+private struct UUIDLike: Equatable, Sendable {
+  static let counter = Guarded(0)
+  let value: Int
+
+  static func make() -> UUIDLike {
+    UUIDLike(
+      value: counter.withLock { counter in
+        counter += 1
+        return counter
+      })
+  }
+}
