@@ -24,6 +24,9 @@ final class Reduction<State: Sendable>: @unchecked Sendable {
     @usableFromInline var deliveries = FIFO<(version: UInt64, state: State)>()
     @usableFromInline var subscriptionCount = 0
     @usableFromInline var isDrainScheduled = false
+    /// The thread running ``Store/batch(_:)``, whose commits are delivered once, at its end.
+    @usableFromInline var batchThread: UInt = 0
+    @usableFromInline var batchChanged = false
 
     @inlinable
     init(state: State?) {
@@ -79,30 +82,73 @@ final class Reduction<State: Sendable>: @unchecked Sendable {
     #if DEBUG
       Misuse.checkNotThunk(action)
     #endif
-    let delivered = committed.withLock { committed in
-      reducingThread.store(thread, ordering: .relaxed)
-      reducingActionType.pointer.pointee = type(of: action)
-      switch reduce {
-      case .returning(let reducer):
-        committed.state = reducer(action, committed.state.take())
-      case .inPlace(let reducer):
-        guard var state = committed.state.take() else { Misuse.noState() }
-        reducer(&state, action)
-        committed.state = state
-      }
-      reducingThread.store(0, ordering: .relaxed)
-      reducingActionType.pointer.pointee = nil
-      committed.version &+= 1
-      if listeners.observerCount.load(ordering: .relaxed) > 0 {
-        listeners.notifyObservers(action)
-      }
-      guard committed.subscriptionCount > 0, let state = committed.state else { return false }
-      committed.deliveries.append((committed.version, state))
-      return true
-    }
+    let delivered = committed.withLock { commitLocked(&$0, action, thread: thread) }
     if listeners.count.load(ordering: .relaxed) > 0 {
       listeners.notify(action)
     }
     return delivered
+  }
+
+  /// Reduces `action` into `committed`, which the caller has locked.
+  @inlinable
+  func commitLocked(_ committed: inout Committed, _ action: any Action, thread: UInt) -> Bool {
+    reducingThread.store(thread, ordering: .relaxed)
+    reducingActionType.pointer.pointee = type(of: action)
+    switch reduce {
+    case .returning(let reducer):
+      committed.state = reducer(action, committed.state.take())
+    case .inPlace(let reducer):
+      guard var state = committed.state.take() else { Misuse.noState() }
+      reducer(&state, action)
+      committed.state = state
+    }
+    reducingThread.store(0, ordering: .relaxed)
+    reducingActionType.pointer.pointee = nil
+    committed.version &+= 1
+    if listeners.observerCount.load(ordering: .relaxed) > 0 {
+      listeners.notifyObservers(action)
+    }
+    if committed.batchThread == thread {
+      committed.batchChanged = true
+      return false
+    }
+    guard committed.subscriptionCount > 0, let state = committed.state else { return false }
+    committed.deliveries.append((committed.version, state))
+    return true
+  }
+
+  /// Reduces `actions` in one critical section, so that no other thread's action falls
+  /// between them.
+  func commitAll(_ actions: [any Action], thread: UInt) {
+    #if DEBUG
+      for action in actions { Misuse.checkNotThunk(action) }
+    #endif
+    committed.withLock { committed in
+      for action in actions { _ = commitLocked(&committed, action, thread: thread) }
+    }
+    if listeners.count.load(ordering: .relaxed) > 0 {
+      for action in actions { listeners.notify(action) }
+    }
+  }
+
+  /// Marks the start of a batch on `thread`: its commits are not delivered one by one.
+  func beginBatch(thread: UInt) {
+    committed.withLock { $0.batchThread = thread }
+  }
+
+  /// Ends the batch and queues one delivery of the final state if the batch changed it.
+  ///
+  /// Returns whether it queued a delivery.
+  func endBatch() -> Bool {
+    committed.withLock { committed in
+      defer {
+        committed.batchThread = 0
+        committed.batchChanged = false
+      }
+      guard committed.batchChanged, committed.subscriptionCount > 0, let state = committed.state
+      else { return false }
+      committed.deliveries.append((committed.version, state))
+      return true
+    }
   }
 }
