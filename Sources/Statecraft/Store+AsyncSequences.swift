@@ -45,7 +45,7 @@ extension Store {
       let holder = TokenHolder()
       continuation.onTermination = { _ in holder.cancel() }
       let finisher = StreamFinisher(continuation)
-      Task { @MainActor in
+      MainQueue.onMainActor {
         let token = self.subscribe(transform, receive: { finisher.yield($0) })
         holder.hold(token)
       }

@@ -15,4 +15,13 @@ enum MainQueue {
   static var isCurrent: Bool {
     DispatchQueue.getSpecific(key: key) != nil
   }
+
+  /// Runs `body` on the main actor: now if this is the main queue, else as soon as it runs.
+  static func onMainActor(_ body: @escaping @MainActor @Sendable () -> Void) {
+    if isCurrent {
+      MainActor.assumeIsolated { body() }
+    } else {
+      Task { @MainActor in body() }
+    }
+  }
 }
