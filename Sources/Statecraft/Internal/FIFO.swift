@@ -20,6 +20,13 @@ struct FIFO<Element> {
     storage.append(element)
   }
 
+  /// Removes every element, keeping the storage.
+  @inlinable
+  mutating func removeAll() {
+    storage.removeAll(keepingCapacity: true)
+    head = 0
+  }
+
   @inlinable
   mutating func popFirst() -> Element? {
     guard head < storage.count else { return nil }

@@ -27,6 +27,8 @@ final class Reduction<State: Sendable>: @unchecked Sendable {
     /// The thread running ``Store/batch(_:)``, whose commits are delivered once, at its end.
     @usableFromInline var batchThread: UInt = 0
     @usableFromInline var batchChanged = false
+    /// Whether only the latest undelivered state is kept (``Store/coalescesNotifications``).
+    @usableFromInline var coalesces = false
 
     @inlinable
     init(state: State?) {
@@ -113,6 +115,7 @@ final class Reduction<State: Sendable>: @unchecked Sendable {
       return false
     }
     guard committed.subscriptionCount > 0, let state = committed.state else { return false }
+    if committed.coalesces { committed.deliveries.removeAll() }
     committed.deliveries.append((committed.version, state))
     return true
   }
@@ -147,6 +150,7 @@ final class Reduction<State: Sendable>: @unchecked Sendable {
       }
       guard committed.batchChanged, committed.subscriptionCount > 0, let state = committed.state
       else { return false }
+      if committed.coalesces { committed.deliveries.removeAll() }
       committed.deliveries.append((committed.version, state))
       return true
     }

@@ -23,6 +23,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// Set while the main queue runs a notification round; lets `dispatch` skip the main-queue
   /// check when no round is running.
   @usableFromInline let isMainDelivering: Atomic<Bool>
+  /// Mirrors `Committed.coalesces` for the delivery path, which does not take the state lock.
+  let coalescesNotifications = Atomic<Bool>(false)
 
   @usableFromInline let processLock: Lock
   /// Read and written only by the thread in `reduction.owner`.
@@ -186,7 +188,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   @usableFromInline
   func deliverOrScheduleDelivery() {
-    if MainQueue.isCurrent {
+    if MainQueue.isCurrent, !coalescesNotifications.load(ordering: .relaxed) {
       MainActor.assumeIsolated { mainLoop.drain(self) }
       return
     }
