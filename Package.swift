@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "Statecraft", targets: ["Statecraft"]),
     .library(name: "StatecraftTesting", targets: ["StatecraftTesting"]),
     .library(name: "StatecraftObservation", targets: ["StatecraftObservation"]),
+    .library(name: "StatecraftTools", targets: ["StatecraftTools"]),
     .executable(name: "counter", targets: ["Counter"]),
     .executable(name: "films", targets: ["Films"]),
   ],
@@ -20,6 +21,8 @@ let package = Package(
     // Observation and Combine bridges: the core imports only the standard library, Dispatch and
     // Synchronization.
     .target(name: "StatecraftObservation", dependencies: ["Statecraft"]),
+    // Logging and persistence need Foundation (files, JSON, dates); the core does not.
+    .target(name: "StatecraftTools", dependencies: ["Statecraft"]),
     .executableTarget(
       name: "Counter",
       dependencies: ["Statecraft"],
@@ -42,6 +45,11 @@ let package = Package(
       dependencies: ["Statecraft"],
       path: "Tests/ClientMainActor",
       swiftSettings: [.defaultIsolation(MainActor.self)]
+    ),
+    .testTarget(
+      name: "StatecraftToolsTests",
+      dependencies: ["Statecraft", "StatecraftTools"],
+      resources: [.copy("Fixtures")]
     ),
     .testTarget(
       name: "StatecraftTestingTests",

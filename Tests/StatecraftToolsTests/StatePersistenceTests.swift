@@ -1,0 +1,142 @@
+import Foundation
+import Statecraft
+import Testing
+
+@testable import StatecraftTools
+
+@Suite struct StatePersistenceTests {
+  @Test func savesAndRestores() throws {
+    let folder = try TemporaryFolder()
+    let persistence = makePersistence(folder.url.appendingPathComponent("settings.json"))
+    #expect(try persistence.restore().get() == nil)  // first launch
+    try persistence.save(Settings(theme: "dark", fontSize: 16))
+    #expect(try persistence.restore().get() == Settings(theme: "dark", fontSize: 16))
+  }
+
+  @Test func newFilesAreReadableByTheUserOnly() throws {
+    let folder = try TemporaryFolder()
+    let file = folder.url.appendingPathComponent("settings.json")
+    try makePersistence(file).save(Settings())
+    let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+    #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+  }
+
+  @Test func migratesAnOlderVersion() throws {
+    let folder = try TemporaryFolder()
+    let persistence = makePersistence(try folder.fixture("version-1.json"))
+    #expect(try persistence.restore().get() == Settings(theme: "light", fontSize: 12))
+  }
+
+  @Test(arguments: [
+    ("truncated.json", "corrupt"),
+    ("corrupt.json", "corrupt"),
+    ("newer-version.json", "newerVersion"),
+    ("wrong-type.json", "wrongType"),
+    ("nested.json", "tooDeeplyNested"),
+  ])
+  func aBadFileIsReportedAndKeptAside(fixture: String, expected: String) throws {
+    let folder = try TemporaryFolder()
+    let file = try folder.fixture(fixture)
+    let original = try Data(contentsOf: file)
+    let result = makePersistence(file).restore()
+    guard case .failure(let error) = result else {
+      Issue.record("\(fixture) restored: \(result)")
+      return
+    }
+    #expect(String(describing: error.reason).hasPrefix(expected), "\(error)")
+    #expect(error.description.contains("settings.json"))
+    let kept = try #require(error.movedAsideTo)
+    #expect(try Data(contentsOf: kept) == original)  // kept, byte for byte
+    #expect(!FileManager.default.fileExists(atPath: file.path))  // the app starts fresh
+  }
+
+  @Test func aMissingMigrationIsReported() throws {
+    let folder = try TemporaryFolder()
+    let file = try folder.fixture("version-1.json")
+    let persistence = StatePersistence<AppState, Settings>(
+      file: file, schemaVersion: 2, select: { $0.settings })
+    guard case .failure(let error) = persistence.restore() else {
+      Issue.record("restored without a migration")
+      return
+    }
+    #expect(error.reason == .missingMigration(from: 1))
+  }
+
+  @Test func aHugeFileIsNotRead() throws {
+    let folder = try TemporaryFolder()
+    let file = folder.url.appendingPathComponent("settings.json")
+    try Data(repeating: UInt8(ascii: " "), count: 4_096).write(to: file)
+    guard case .failure(let error) = makePersistence(file, maximumFileSize: 1_024).restore() else {
+      Issue.record("a huge file was read")
+      return
+    }
+    #expect(error.reason == .tooLarge(bytes: 4_096, limit: 1_024))
+  }
+
+  @Test func aBadFileIsNeverOverwritten() throws {
+    let folder = try TemporaryFolder()
+    let first = try folder.fixture("corrupt.json")
+    let persistence = makePersistence(first)
+    guard case .failure(let error1) = persistence.restore() else { return }
+    _ = try folder.fixture("truncated.json")  // the same name, broken again
+    guard case .failure(let error2) = persistence.restore() else { return }
+    let kept = try [#require(error1.movedAsideTo), #require(error2.movedAsideTo)]
+    #expect(kept[0] != kept[1])
+    #expect(kept.allSatisfy { FileManager.default.fileExists(atPath: $0.path) })
+  }
+
+  @Test(arguments: [AtomicWriteStep.wroteTemporaryFile, .flushedTemporaryFile])
+  func aCrashMidSaveLeavesThePreviousFileWhole(step: AtomicWriteStep) throws {
+    let folder = try TemporaryFolder()
+    let persistence = makePersistence(folder.url.appendingPathComponent("settings.json"))
+    try persistence.save(Settings(theme: "dark", fontSize: 14))
+    struct Crash: Error {}
+    persistence.writer.faultInjection.withLock { inject in
+      inject = { current in if current == step { throw Crash() } }
+    }
+    #expect(throws: PersistenceError.self) {
+      try persistence.save(Settings(theme: "half-written", fontSize: 99))
+    }
+    #expect(try persistence.restore().get() == Settings(theme: "dark", fontSize: 14))
+    #expect(folder.contents == ["settings.json"])  // no temporary file left behind
+  }
+
+  @MainActor
+  @Test func theMiddlewareSavesABurstOfChangesOnce() async throws {
+    let folder = try TemporaryFolder()
+    let persistence = makePersistence(
+      folder.url.appendingPathComponent("settings.json"), debounce: .milliseconds(50))
+    let writes = Counter()
+    persistence.writer.faultInjection.withLock { inject in
+      inject = { step in if step == .renamed { writes.increment() } }
+    }
+    let store = Store(
+      reducer: appReducer, state: AppState(), middleware: [persistence.middleware()])
+    for size in 13...22 { store.dispatch(SettingsAction.setFontSize(size)) }
+    store.dispatch(SettingsAction.touchUnsaved)  // not part of the saved slice
+    let deadline = ContinuousClock.now + .seconds(5)
+    while writes.value == 0, ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    try await Task.sleep(for: .milliseconds(100))
+    #expect(writes.value == 1)
+    #expect(try persistence.restore().get() == Settings(theme: "light", fontSize: 22))
+  }
+
+  @Test func flushWritesThePendingSaveNow() async throws {
+    let folder = try TemporaryFolder()
+    let persistence = makePersistence(
+      folder.url.appendingPathComponent("settings.json"), debounce: .seconds(60))
+    let store = Store(
+      reducer: appReducer, state: AppState(), middleware: [persistence.middleware()])
+    store.dispatch(SettingsAction.setTheme("dark"))
+    await persistence.flush()
+    #expect(try persistence.restore().get()?.theme == "dark")
+  }
+}
+
+final class Counter: Sendable {
+  private let count = LockedBox(0)
+  func increment() { count.withLock { $0 += 1 } }
+  var value: Int { count.withLock { $0 } }
+}
