@@ -14,19 +14,30 @@ let package = Package(
     .library(name: "StatecraftTools", targets: ["StatecraftTools"]),
     .executable(name: "counter", targets: ["Counter"]),
     .executable(name: "films", targets: ["Films"]),
+    .executable(name: "inspect", targets: ["Inspect"]),
   ],
   targets: [
     .target(name: "Statecraft"),
-    .target(name: "StatecraftTesting", dependencies: ["Statecraft"]),
+    .target(name: "StatecraftTesting", dependencies: ["Statecraft", "StatecraftTools"]),
     // Observation and Combine bridges: the core imports only the standard library, Dispatch and
     // Synchronization.
     .target(name: "StatecraftObservation", dependencies: ["Statecraft"]),
     // Logging and persistence need Foundation (files, JSON, dates); the core does not.
     .target(name: "StatecraftTools", dependencies: ["Statecraft"]),
+    .target(
+      name: "CounterModel",
+      dependencies: ["Statecraft", "StatecraftTools"],
+      path: "Examples/CounterModel"
+    ),
     .executableTarget(
       name: "Counter",
-      dependencies: ["Statecraft"],
+      dependencies: ["Statecraft", "StatecraftTools", "CounterModel"],
       path: "Examples/Counter"
+    ),
+    .executableTarget(
+      name: "Inspect",
+      dependencies: ["Statecraft", "StatecraftTools", "CounterModel"],
+      path: "Examples/Inspect"
     ),
     .executableTarget(
       name: "Films",
@@ -48,7 +59,7 @@ let package = Package(
     ),
     .testTarget(
       name: "StatecraftToolsTests",
-      dependencies: ["Statecraft", "StatecraftTools"],
+      dependencies: ["Statecraft", "StatecraftTools", "StatecraftTesting"],
       resources: [.copy("Fixtures")]
     ),
     .testTarget(
@@ -60,7 +71,7 @@ let package = Package(
       dependencies: [
         "Statecraft", "StatecraftTesting", "StatecraftObservation", "ClientFixture",
         "ClientMainActorFixture", "Counter",
-        "Films",
+        "CounterModel", "Films", "Inspect",
       ]
     ),
   ],

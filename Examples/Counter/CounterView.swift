@@ -1,3 +1,4 @@
+import CounterModel
 import Statecraft
 
 /// Renders the count, the way a view controller would: it subscribes when it appears and

@@ -1,9 +1,8 @@
+import CounterModel
 import Foundation
 import Statecraft
 import StatecraftTesting
 import Testing
-
-@testable import Counter
 
 @Suite struct CounterExampleTests {
   @Test func reducerIsAPlainFunction() {
@@ -44,11 +43,32 @@ import Testing
     #expect(output.hasSuffix("count: 1\nbye\n"))
   }
 
+  @Test func aRecordedSessionCanBeInspected() throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "counter-\(UUID().uuidString).jsonl")
+    defer { try? FileManager.default.removeItem(at: file) }
+    _ = try runCounter(input: "+\n+\n-\nq\n", arguments: ["--record", file.path])
+    let listing = try run("inspect", arguments: [file.path], input: "")
+    let lines = listing.split(separator: "\n").map { $0.split(separator: "\t").last ?? "" }
+    #expect(
+      lines == [
+        "Statecraft.StatecraftInit (not replayable)", "increment", "increment", "decrement",
+        "4 actions",
+      ])
+    let state = try run("inspect", arguments: [file.path, "--state", "3"], input: "")
+    #expect(state == "state after step 3: count = 2\n")
+  }
+
   /// Runs the `counter` executable, built next to this test bundle, with `input` on stdin.
-  private func runCounter(input: String) throws -> String {
+  private func runCounter(input: String, arguments: [String] = []) throws -> String {
+    try run("counter", arguments: arguments, input: input)
+  }
+
+  private func run(_ executable: String, arguments: [String], input: String) throws -> String {
     let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     let process = Process()
-    process.executableURL = products.appendingPathComponent("counter")
+    process.executableURL = products.appendingPathComponent(executable)
+    process.arguments = arguments
     let stdin = Pipe()
     let stdout = Pipe()
     process.standardInput = stdin

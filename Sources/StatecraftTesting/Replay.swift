@@ -1,0 +1,46 @@
+import Statecraft
+import StatecraftTools
+
+/// Replays a recording into a fresh store and checks the state it ends in.
+///
+/// ```swift
+/// @MainActor @Test func bugReport1234() async throws {
+///   let recording = try Recording(contentsOf: reportURL, registry: appActions)
+///   await replay(recording, reducer: appReducer, expecting: expectedState)
+/// }
+/// ```
+///
+/// Actions the recording holds by name only are skipped; a truncated recording replays its
+/// valid prefix. A different final state fails the test with a diff.
+///
+/// - Parameters:
+///   - recording: The recording.
+///   - reducer: The app's reducer.
+///   - initialState: The state to start from, or `nil` for the reducer's own.
+///   - expected: The state the replay must end in.
+///   - fileID: The file to report a failure in; defaults to the caller's.
+///   - filePath: The file path to report a failure in; defaults to the caller's.
+///   - line: The line to report a failure at; defaults to the caller's.
+///   - column: The column to report a failure at; defaults to the caller's.
+@MainActor
+public func replay<State: Equatable & Sendable>(
+  _ recording: Recording,
+  reducer: @escaping Reducer<State>,
+  initialState: State? = nil,
+  expecting expected: State,
+  fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+  column: UInt = #column
+) async {
+  let store = Store(reducer: reducer, state: initialState)
+  recording.replay(into: store)
+  let actual = store.state
+  guard actual != expected else { return }
+  let stopped = recording.stoppedAtLine.map { " (the recording stopped at line \($0))" } ?? ""
+  reportFailure(
+    """
+    The replay of \(recording.entries.count) recorded actions\(stopped) ended in a different \
+    state (− expected, + actual):
+    \(stateDiff(expected: expected, actual: actual))
+    """,
+    at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+}

@@ -1,0 +1,267 @@
+import Foundation
+import Statecraft
+
+/// The action types a recording can write and read back, by name.
+///
+/// Actions that are `Codable` and registered are recorded with their values and can be
+/// replayed; others are recorded by type name only and reported as not replayable.
+///
+/// ```swift
+/// var registry = ActionRegistry()
+/// registry.register(CounterAction.self)
+/// registry.register(SetFilms.self)
+/// ```
+public struct ActionRegistry: Sendable {
+  private var decoders: [String: @Sendable (Data) throws -> any Action] = [:]
+  private var encoders: [ObjectIdentifier: @Sendable (any Action) throws -> Data] = [:]
+
+  /// Creates an empty registry.
+  public init() {}
+
+  /// Registers a `Codable` action type.
+  ///
+  /// - Parameter type: The action type.
+  public mutating func register<Recorded: Action & Codable>(_ type: Recorded.Type) {
+    let name = Self.name(of: type)
+    decoders[name] = { data in try JSONDecoder().decode(Recorded.self, from: data) }
+    encoders[ObjectIdentifier(type)] = { action in
+      guard let action = action as? Recorded else { throw CocoaError(.coderInvalidValue) }
+      return try JSONEncoder().encode(action)
+    }
+  }
+
+  static func name(of type: Any.Type) -> String {
+    String(reflecting: type)
+  }
+
+  func encode(_ action: any Action) -> Data? {
+    guard let encode = encoders[ObjectIdentifier(Swift.type(of: action))] else { return nil }
+    return try? encode(action)
+  }
+
+  func decoder(for name: String) -> (@Sendable (Data) throws -> any Action)? {
+    decoders[name]
+  }
+}
+
+/// Records every action a store reduces, with its time, to a JSON Lines file.
+///
+/// ```swift
+/// let recorder = try ActionRecorder<AppState>(file: recordingURL, registry: registry)
+/// let mainStore = Store(reducer: appReducer, state: nil, middleware: [recorder.middleware()])
+/// ```
+///
+/// Each line is one action: its index, the seconds since recording started, its type name,
+/// and its value when the type is registered and `Codable` (else `null`, and the line says it
+/// cannot be replayed). Lines are flushed as they are written.
+public final class ActionRecorder<State: Sendable>: Sendable {
+  private let handle: LockedBox<(handle: FileHandle, index: Int)>
+  private let registry: ActionRegistry
+  private let start = ContinuousClock.now
+
+  /// Starts a recording, replacing the file.
+  ///
+  /// - Parameters:
+  ///   - file: Where to write.
+  ///   - registry: The action types that can be replayed.
+  /// - Throws: The file system's error if the file cannot be created.
+  public init(file: URL, registry: ActionRegistry) throws {
+    try FileManager.default.createDirectory(
+      at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+    guard
+      FileManager.default.createFile(
+        atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
+    else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path]) }
+    handle = LockedBox((try FileHandle(forWritingTo: file), 0))
+    self.registry = registry
+  }
+
+  /// A middleware that records each action that reaches it, before passing it on.
+  ///
+  /// Put it last in the middleware array, so it records what the reducer receives.
+  ///
+  /// - Returns: The middleware.
+  public func middleware() -> Middleware<State> {
+    { _, _ in
+      { next in
+        { [self] action in
+          record(action)
+          next(action)
+        }
+      }
+    }
+  }
+
+  /// Records `action` as the next line.
+  ///
+  /// - Parameter action: The action.
+  public func record(_ action: any Action) {
+    let elapsed = ContinuousClock.now - start
+    let seconds =
+      Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let payload = registry.encode(action)
+    handle.withLock { state in
+      let line = RecordedLine(
+        index: state.index, time: seconds, type: ActionRegistry.name(of: type(of: action)),
+        payload: payload.flatMap { try? JSONDecoder().decode(JSONValue.self, from: $0) })
+      state.index += 1
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      guard var data = try? encoder.encode(line) else { return }
+      data.append(UInt8(ascii: "\n"))
+      try? state.handle.write(contentsOf: data)
+    }
+  }
+
+  /// Flushes and closes the file.
+  public func close() {
+    handle.withLock { state in
+      try? state.handle.synchronize()
+      try? state.handle.close()
+    }
+  }
+}
+
+struct RecordedLine: Codable {
+  let index: Int
+  let time: Double
+  let type: String
+  let payload: JSONValue?
+}
+
+/// A recording read back: the actions it holds, and what could not be read.
+public struct Recording: Sendable {
+  /// One recorded action.
+  public struct Entry: Sendable {
+    /// The line number in the file, from 1.
+    public let line: Int
+    /// Seconds from the start of the recording.
+    public let time: Double
+    /// The action's type name.
+    public let typeName: String
+    /// The action, or `nil` when it cannot be replayed (see ``Recording/problems``).
+    public let action: (any Action)?
+  }
+
+  /// Something in the file that could not be used, with its line.
+  public struct Problem: Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Reason: Sendable, Equatable {
+      /// The action type is not in the registry.
+      case unknownType(String)
+      /// The action was recorded by name only: it was not `Codable` and registered.
+      case notReplayable(String)
+      /// The line is not a recorded action; reading stopped here.
+      case unreadableLine(String)
+    }
+
+    /// The line number in the file, from 1.
+    public let line: Int
+    /// What went wrong.
+    public let reason: Reason
+
+    /// A sentence that names the line and the problem.
+    public var description: String {
+      switch reason {
+      case .unknownType(let name):
+        "line \(line): the action type \(name) is not registered, so it cannot be replayed"
+      case .notReplayable(let name):
+        "line \(line): \(name) was recorded by name only (not Codable and registered)"
+      case .unreadableLine(let detail):
+        "line \(line): not a recorded action (\(detail)); reading stopped here"
+      }
+    }
+  }
+
+  /// The actions read, in order, up to the first unreadable line.
+  public let entries: [Entry]
+  /// The problems found, in order of line.
+  public let problems: [Problem]
+  /// The line where reading stopped because it was unreadable (a truncated or corrupt file);
+  /// `nil` if the whole file was read.
+  public let stoppedAtLine: Int?
+
+  /// Reads a recording.
+  ///
+  /// - Parameters:
+  ///   - file: The JSON Lines file an ``ActionRecorder`` wrote.
+  ///   - registry: The action types to decode.
+  /// - Throws: The file system's error if the file cannot be read.
+  public init(contentsOf file: URL, registry: ActionRegistry) throws {
+    try self.init(data: Data(contentsOf: file), registry: registry)
+  }
+
+  /// Reads a recording from its bytes.
+  ///
+  /// - Parameters:
+  ///   - data: The JSON Lines an ``ActionRecorder`` wrote.
+  ///   - registry: The action types to decode.
+  public init(data: Data, registry: ActionRegistry) {
+    var entries: [Entry] = []
+    var problems: [Problem] = []
+    var stopped: Int?
+    let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+    for (offset, bytes) in lines.enumerated() {
+      let number = offset + 1
+      if bytes.isEmpty { continue }
+      guard let line = try? JSONDecoder().decode(RecordedLine.self, from: Data(bytes)) else {
+        problems.append(Problem(line: number, reason: .unreadableLine("invalid JSON")))
+        stopped = number
+        break
+      }
+      var action: (any Action)?
+      if let payload = line.payload {
+        if let decode = registry.decoder(for: line.type) {
+          do {
+            action = try decode(JSONEncoder().encode(payload))
+          } catch {
+            problems.append(
+              Problem(line: number, reason: .unreadableLine("\(line.type): \(error)")))
+            stopped = number
+            break
+          }
+        } else {
+          problems.append(Problem(line: number, reason: .unknownType(line.type)))
+        }
+      } else {
+        problems.append(Problem(line: number, reason: .notReplayable(line.type)))
+      }
+      entries.append(Entry(line: number, time: line.time, typeName: line.type, action: action))
+    }
+    self.entries = entries
+    self.problems = problems
+    self.stoppedAtLine = stopped
+  }
+
+  /// Replays the recording into `store`, in order, skipping actions that cannot be replayed.
+  ///
+  /// - Parameter store: A store, usually fresh, with the reducer that was recorded.
+  /// - Returns: How many actions were replayed.
+  @discardableResult
+  public func replay<State>(into store: Store<State>) -> Int {
+    var replayed = 0
+    for entry in entries {
+      guard let action = entry.action else { continue }
+      store.dispatch(action)
+      replayed += 1
+    }
+    return replayed
+  }
+
+  /// The state after the first `count` replayable actions, reduced from `initialState`.
+  ///
+  /// - Parameters:
+  ///   - count: How many entries to apply.
+  ///   - reducer: The app's reducer.
+  ///   - initialState: The state before the first action, or `nil` for the reducer's own.
+  /// - Returns: The state.
+  public func state<State>(
+    after count: Int, reducer: Reducer<State>, initialState: State? = nil
+  ) -> State {
+    var state = reducer(StatecraftInit(), initialState)
+    for entry in entries.prefix(count) {
+      if let action = entry.action { state = reducer(action, state) }
+    }
+    return state
+  }
+}
