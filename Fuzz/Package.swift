@@ -1,0 +1,25 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+// libFuzzer targets for the decoders that read files from disk. Not part of CI: run
+// `Fuzz/run` (see Fuzz/README.md).
+let package = Package(
+  name: "StatecraftFuzz",
+  platforms: [.macOS(.v15)],
+  dependencies: [.package(name: "Statecraft", path: "..")],
+  targets: [
+    .executableTarget(
+      name: "RecordingFuzzer",
+      dependencies: [.product(name: "StatecraftTools", package: "Statecraft")],
+      swiftSettings: [.unsafeFlags(["-parse-as-library"])],
+      linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]
+    ),
+    .executableTarget(
+      name: "PersistenceFuzzer",
+      dependencies: [.product(name: "StatecraftTools", package: "Statecraft")],
+      swiftSettings: [.unsafeFlags(["-parse-as-library"])],
+      linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,40 @@
+import Foundation
+import Statecraft
+import StatecraftTools
+
+enum FuzzAction: Action, Codable {
+  case increment
+  case add(Int)
+  case rename(String)
+}
+
+private let registry: ActionRegistry = {
+  var registry = ActionRegistry()
+  registry.register(FuzzAction.self)
+  return registry
+}()
+
+/// Reads arbitrary bytes as a recording: it must never crash, only report problems.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+  let recording = Recording(data: Data(bytes: bytes, count: count), registry: registry)
+  _ = recording.entries.count + recording.problems.count
+  return 0
+}
+
+@_silgen_name("LLVMFuzzerRunDriver")
+private func runDriver(
+  _ argc: UnsafeMutablePointer<CInt>,
+  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+  _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt
+
+/// SwiftPM links an executable's entry point under this name; hand over to libFuzzer.
+@_cdecl("RecordingFuzzer_main")
+public func fuzzerMain(
+  _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> CInt {
+  var argc = argc
+  var argv = argv
+  return runDriver(&argc, &argv) { fuzz($0, $1) }
+}
