@@ -2,11 +2,11 @@
 import PackageDescription
 
 // libFuzzer targets for the decoders that read files from disk. Not part of CI: run
-// `Fuzz/run` (see Fuzz/README.md).
+// `Tests/Fuzz/run` (see README.md beside this file).
 let package = Package(
   name: "StatecraftFuzz",
   platforms: [.macOS(.v15)],
-  dependencies: [.package(name: "Statecraft", path: "..")],
+  dependencies: [.package(name: "Statecraft", path: "../..")],
   targets: [
     .executableTarget(
       name: "RecordingFuzzer",
