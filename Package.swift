@@ -15,6 +15,7 @@ let package = Package(
     .executable(name: "counter", targets: ["Counter"]),
     .executable(name: "films", targets: ["Films"]),
     .executable(name: "inspect", targets: ["Inspect"]),
+    .executable(name: "search", targets: ["Search"]),
   ],
   targets: [
     .target(name: "Statecraft"),
@@ -33,6 +34,12 @@ let package = Package(
       name: "Counter",
       dependencies: ["Statecraft", "StatecraftTools", "CounterModel"],
       path: "Examples/Counter"
+    ),
+    .executableTarget(
+      name: "Search",
+      dependencies: ["Statecraft"],
+      path: "Examples/Search",
+      resources: [.copy("Resources/characters.txt")]
     ),
     .executableTarget(
       name: "Inspect",
@@ -71,7 +78,7 @@ let package = Package(
       dependencies: [
         "Statecraft", "StatecraftTesting", "StatecraftObservation", "ClientFixture",
         "ClientMainActorFixture", "Counter",
-        "CounterModel", "Films", "Inspect",
+        "CounterModel", "Films", "Inspect", "Search",
       ]
     ),
   ],

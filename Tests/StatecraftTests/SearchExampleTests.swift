@@ -1,0 +1,59 @@
+import Foundation
+import Statecraft
+import StatecraftTesting
+import Testing
+
+@testable import Search
+
+@Suite struct SearchExampleTests {
+  private struct StubDirectory: CharacterDirectory {
+    func names() throws -> [String] { ["Han Solo", "Hanna", "Leia"] }
+  }
+
+  @MainActor
+  @Test func aSearchStartsThenFinishesWithTheMatches() async {
+    let store = TestStore(initialState: SearchState(), reducer: searchReducer)
+    store.thunkEnvironment[DirectoryKey.self] = StubDirectory()
+    store.thunkEnvironment[DebounceKey.self] = .zero
+    await store.send(search("han"))
+    await store.receive(SearchAction.self) {
+      $0.query = "han"
+      $0.isSearching = true
+    }
+    await store.receive(SearchAction.self) {
+      $0.results = ["Han Solo", "Hanna"]
+      $0.isSearching = false
+    }
+    await store.finish()
+  }
+
+  @Test func aNewQueryCancelsTheOneWaitingForTheDebounce() async throws {
+    let store = Store<SearchState>(reducer: searchReducer, state: nil)
+    store.thunkEnvironment[DirectoryKey.self] = StubDirectory()
+    store.thunkEnvironment[DebounceKey.self] = .milliseconds(200)
+    let first = store.dispatch(search("h"))
+    let second = store.dispatch(search("lei"))
+    try await second.value
+    #expect(first.isCancelled)
+    #expect(store.state.results == ["Leia"])
+    #expect(store.state.query == "lei")
+  }
+
+  @Test func typingFastShowsOnlyTheLastQuery() throws {
+    let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let process = Process()
+    process.executableURL = products.appendingPathComponent("search")
+    process.arguments = ["--debounce-ms", "200"]
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    try process.run()
+    input.fileHandleForWriting.write(Data("l\nlu\nluk\n".utf8))
+    try input.fileHandleForWriting.close()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(String(decoding: data, as: UTF8.self) == "\"luk\": Luke Skywalker\n")
+  }
+}
