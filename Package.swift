@@ -35,6 +35,17 @@ let package = Package(
       dependencies: ["Statecraft", "StatecraftTools", "CounterModel"],
       path: "Examples/Counter"
     ),
+    // UIKit and SwiftUI versions of the counter: empty modules where those frameworks are missing.
+    .target(
+      name: "CounterUIKit",
+      dependencies: ["Statecraft", "CounterModel"],
+      path: "Examples/CounterUIKit"
+    ),
+    .target(
+      name: "CounterSwiftUI",
+      dependencies: ["Statecraft", "StatecraftObservation", "CounterModel"],
+      path: "Examples/CounterSwiftUI"
+    ),
     .executableTarget(
       name: "Search",
       dependencies: ["Statecraft"],
