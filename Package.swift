@@ -16,6 +16,7 @@ let package = Package(
     .executable(name: "films", targets: ["Films"]),
     .executable(name: "inspect", targets: ["Inspect"]),
     .executable(name: "search", targets: ["Search"]),
+    .executable(name: "todo", targets: ["Todo"]),
   ],
   targets: [
     .target(name: "Statecraft"),
@@ -45,6 +46,11 @@ let package = Package(
       name: "CounterSwiftUI",
       dependencies: ["Statecraft", "StatecraftObservation", "CounterModel"],
       path: "Examples/CounterSwiftUI"
+    ),
+    .executableTarget(
+      name: "Todo",
+      dependencies: ["Statecraft", "StatecraftTools"],
+      path: "Examples/Todo"
     ),
     .executableTarget(
       name: "Search",
@@ -89,7 +95,7 @@ let package = Package(
       dependencies: [
         "Statecraft", "StatecraftTesting", "StatecraftObservation", "ClientFixture",
         "ClientMainActorFixture", "Counter",
-        "CounterModel", "Films", "Inspect", "Search",
+        "CounterModel", "Films", "Inspect", "Search", "Todo",
       ]
     ),
   ],

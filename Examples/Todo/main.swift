@@ -1,0 +1,83 @@
+import Foundation
+import Statecraft
+import StatecraftTools
+
+// An interactive todo list in the terminal. Commands: add TITLE, toggle N, delete N,
+// filter all|active|done, undo, quit. The list is saved between runs (`--file PATH`, default
+// ~/.statecraft-todo.json); undo steps back through the states the session went through.
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let file: URL = {
+  if let flag = arguments.firstIndex(of: "--file"), flag + 1 < arguments.count {
+    return URL(fileURLWithPath: arguments[flag + 1])
+  }
+  return FileManager.default.homeDirectoryForCurrentUser
+    .appendingPathComponent(".statecraft-todo.json")
+}()
+
+let persistence = StatePersistence<TodoState, TodoState>(
+  file: file, debounce: .milliseconds(100), select: { $0 })
+var initial = TodoState()
+switch persistence.restore() {
+case .success(let saved?): initial = saved
+case .success(nil): break
+case .failure(let error): print("note: \(error)")
+}
+
+let timeTravel = TimeTravel<TodoState>()
+let mainStore = Store<TodoState>(
+  reducer: timeTravel.wrap { action, state in
+    var state = state ?? TodoState()
+    if let action = action as? TodoAction { todoReducer(state: &state, action: action) }
+    return state
+  },
+  state: initial,
+  middleware: [persistence.middleware()]
+)
+
+// The first entry of the history is the state the run began with, so undo can return to it.
+mainStore.dispatch(TodoAction.setFilter(initial.filter))
+
+let view = TodoView(store: mainStore)
+view.appear()
+
+/// The history index the store shows; moves back on undo, to the end on any other change.
+var shown = -1
+
+func prompt() {
+  print("> ", terminator: "")
+  fflush(nil)
+}
+
+prompt()
+input: while let line = readLine() {
+  let words = line.split(separator: " ", maxSplits: 1).map(String.init)
+  let argument = words.count > 1 ? words[1] : ""
+  switch words.first ?? "" {
+  case "add" where !argument.isEmpty: mainStore.dispatch(TodoAction.add(argument))
+  case "toggle": mainStore.dispatch(TodoAction.toggle(Int(argument) ?? 0))
+  case "delete": mainStore.dispatch(TodoAction.delete(Int(argument) ?? 0))
+  case "filter":
+    if let filter = Filter(rawValue: argument) {
+      mainStore.dispatch(TodoAction.setFilter(filter))
+    } else {
+      print("filter all, active or done")
+    }
+  case "undo":
+    let current = shown < 0 ? timeTravel.count - 1 : shown
+    if current > 0, timeTravel.jump(mainStore, to: current - 1) {
+      shown = current - 1
+    } else {
+      print("nothing to undo")
+    }
+    prompt()
+    continue
+  case "quit": break input
+  case "": break
+  default: print("commands: add TITLE, toggle N, delete N, filter all|active|done, undo, quit")
+  }
+  shown = -1
+  prompt()
+}
+await persistence.flush()
+print("saved")

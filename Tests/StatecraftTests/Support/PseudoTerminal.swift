@@ -1,0 +1,60 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+// Glibc's module map leaves out the pseudo-terminal functions (they need _XOPEN_SOURCE).
+@_silgen_name("posix_openpt") private func openPseudoTerminal(_ flags: Int32) -> Int32
+@_silgen_name("grantpt") private func grantPseudoTerminal(_ descriptor: Int32) -> Int32
+@_silgen_name("unlockpt") private func unlockPseudoTerminal(_ descriptor: Int32) -> Int32
+@_silgen_name("ptsname") private func pseudoTerminalName(_ descriptor: Int32)
+  -> UnsafeMutablePointer<CChar>?
+
+/// Runs a program on a pseudo-terminal, as a person at a terminal would: it waits for the
+/// prompt before typing each line, and returns everything the terminal showed.
+func runInPseudoTerminal(
+  _ executable: URL, arguments: [String], typing lines: [String], prompt: String = "> ",
+  timeout: Duration = .seconds(20)
+) throws -> String {
+  let master = openPseudoTerminal(O_RDWR | O_NOCTTY)
+  guard master >= 0, grantPseudoTerminal(master) == 0, unlockPseudoTerminal(master) == 0,
+    let name = pseudoTerminalName(master)
+  else { throw CocoaError(.fileReadUnknown) }
+  let slave = open(String(cString: name), O_RDWR | O_NOCTTY)
+  guard slave >= 0 else { throw CocoaError(.fileReadUnknown) }
+  let terminal = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
+  let process = Process()
+  process.executableURL = executable
+  process.arguments = arguments
+  process.standardInput = terminal
+  process.standardOutput = terminal
+  process.standardError = terminal
+  try process.run()
+  // Only the child keeps the terminal open now, so reading ends when it exits.
+  try terminal.close()
+  defer { close(master) }
+
+  var screen = ""
+  let deadline = ContinuousClock.now + timeout
+  func readUntil(_ done: (String) -> Bool) {
+    var buffer = [UInt8](repeating: 0, count: 4_096)
+    while !done(screen), ContinuousClock.now < deadline {
+      var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+      guard poll(&descriptor, 1, 100) > 0 else { continue }
+      let count = read(master, &buffer, buffer.count)
+      guard count > 0 else { return }  // the program closed the terminal
+      screen += String(decoding: buffer[0..<count], as: UTF8.self)
+    }
+  }
+  for line in lines {
+    readUntil { $0.hasSuffix(prompt) }
+    _ = (line + "\n").withCString { write(master, $0, strlen($0)) }
+    readUntil { $0.contains(line) }  // the terminal echoes what was typed
+  }
+  readUntil { _ in false }
+  process.waitUntilExit()
+  return screen.replacingOccurrences(of: "\r\n", with: "\n")
+}
