@@ -1,4 +1,5 @@
 import Statecraft
+import StatecraftTools
 
 /// Checks what a thunk dispatches, in order, against the states you hand it: ReSwift-Thunk's
 /// `ExpectThunk`, for async thunks too.
@@ -102,8 +103,8 @@ public final class ExpectThunk<State: Sendable> {
       reportFailure("ExpectThunk needs at least one state: call getsState(_:) first.", at: location)
       return
     }
-    let queue = LockedValue(Array(states.dropFirst()))
-    let dispatched = LockedValue<[any Action]>([])
+    let queue = LockedBox(Array(states.dropFirst()))
+    let dispatched = LockedBox<[any Action]>([])
     let store = Store<State>(
       reducer: { (state: inout State, action: any Action) in
         dispatched.withLock { $0.append(action) }

@@ -1,4 +1,5 @@
 import Statecraft
+import StatecraftTools
 
 /// Every action the store reduced, in order, with the state it produced.
 ///
@@ -9,7 +10,7 @@ final class ReductionLog<State: Sendable>: Sendable {
     let state: State
   }
 
-  private let storage = LockedValue<[Entry]>([])
+  private let storage = LockedBox<[Entry]>([])
 
   var count: Int { storage.withLock { $0.count } }
 

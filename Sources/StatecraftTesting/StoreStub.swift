@@ -1,4 +1,5 @@
 import Statecraft
+import StatecraftTools
 
 /// A store for testing a view alone, like ReactorKit's stub: it records the actions the view
 /// dispatches without reducing them, and shows the view whatever state the test sets.
@@ -16,7 +17,7 @@ import Statecraft
 public final class StoreStub<State: Sendable>: Sendable {
   /// The store to hand to the view.
   public let store: Store<State>
-  private let recorded = LockedValue<[any Action]>([])
+  private let recorded = LockedBox<[any Action]>([])
 
   /// Creates a stub showing `state`.
   ///

@@ -1,4 +1,5 @@
 import Statecraft
+import StatecraftTools
 
 /// A store for tests that checks every state change and every action async work dispatches.
 ///
@@ -216,7 +217,7 @@ public final class TestStore<State: Equatable & Sendable> {
     let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     let pending = tasks
     tasks = []
-    let finished = LockedValue(false)
+    let finished = LockedBox(false)
     let waiter = Task {
       for wait in pending { await wait() }
       finished.withLock { $0 = true }

@@ -48,37 +48,18 @@ import Testing
       "counter-\(UUID().uuidString).jsonl")
     defer { try? FileManager.default.removeItem(at: file) }
     _ = try runCounter(input: "+\n+\n-\nq\n", arguments: ["--record", file.path])
-    let listing = try run("inspect", arguments: [file.path], input: "")
+    let listing = try runExample("inspect", arguments: [file.path])
     let lines = listing.split(separator: "\n").map { $0.split(separator: "\t").last ?? "" }
     #expect(
       lines == [
         "Statecraft.StatecraftInit (not replayable)", "increment", "increment", "decrement",
         "4 actions",
       ])
-    let state = try run("inspect", arguments: [file.path, "--state", "3"], input: "")
+    let state = try runExample("inspect", arguments: [file.path, "--state", "3"])
     #expect(state == "state after step 3: count = 2\n")
   }
 
-  /// Runs the `counter` executable, built next to this test bundle, with `input` on stdin.
   private func runCounter(input: String, arguments: [String] = []) throws -> String {
-    try run("counter", arguments: arguments, input: input)
-  }
-
-  private func run(_ executable: String, arguments: [String], input: String) throws -> String {
-    let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    let process = Process()
-    process.executableURL = products.appendingPathComponent(executable)
-    process.arguments = arguments
-    let stdin = Pipe()
-    let stdout = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
-    try stdin.fileHandleForWriting.close()
-    let data = stdout.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
-    return String(decoding: data, as: UTF8.self)
+    try runExample("counter", arguments: arguments, input: input)
   }
 }

@@ -101,17 +101,8 @@ import Testing
   }
 
   @Test func filmsExampleRendersLoadingThenTheSortedList() throws {
-    let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    let process = Process()
-    process.executableURL = products.appendingPathComponent("films")
-    process.arguments = ["--delay-ms", "0"]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
-    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    let output = try runExample("films", arguments: ["--delay-ms", "0"])
+    let lines = output.split(separator: "\n").map(String.init)
     #expect(
       lines == [
         "No films yet.",

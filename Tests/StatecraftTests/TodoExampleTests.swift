@@ -15,8 +15,7 @@ import Testing
   }
 
   @Test func aSessionAtATerminalIsSavedAndRestored() throws {
-    let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    let todo = products.appendingPathComponent("todo")
+    let todo = builtProducts.appendingPathComponent("todo")
     let file = FileManager.default.temporaryDirectory.appendingPathComponent(
       "todo-\(UUID().uuidString).json")
     defer { try? FileManager.default.removeItem(at: file) }

@@ -1,0 +1,24 @@
+import Foundation
+import Testing
+
+/// The folder the example executables are built into: the one this test bundle is in.
+let builtProducts = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+
+/// Runs an example executable with `input` on standard input and returns what it printed,
+/// expecting it to exit with status 0.
+func runExample(_ name: String, arguments: [String] = [], input: String = "") throws -> String {
+  let process = Process()
+  process.executableURL = builtProducts.appendingPathComponent(name)
+  process.arguments = arguments
+  let stdin = Pipe()
+  let stdout = Pipe()
+  process.standardInput = stdin
+  process.standardOutput = stdout
+  try process.run()
+  stdin.fileHandleForWriting.write(Data(input.utf8))
+  try stdin.fileHandleForWriting.close()
+  let data = stdout.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  #expect(process.terminationStatus == 0, "\(name) exited with \(process.terminationStatus)")
+  return String(decoding: data, as: UTF8.self)
+}
