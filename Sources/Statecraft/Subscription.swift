@@ -25,10 +25,16 @@ public struct Subscription<State> {
 
   /// Installs `downstream` as the receiver of this step's values.
   @usableFromInline let attach: (_ downstream: @escaping (State) -> Void) -> Void
+  /// Set when this step is a `select`: builds `select` followed by `skip(when:)` as one step,
+  /// which saves a call and an allocation per subscription (the common `select` + automatic
+  /// skip-repeats).
+  @usableFromInline var selectThenSkip:
+    ((_ skip: @escaping (State, State) -> Bool) -> Subscription<State>)?
 
   @inlinable
   init(attach: @escaping (_ downstream: @escaping (State) -> Void) -> Void) {
     self.attach = attach
+    self.selectThenSkip = nil
   }
 
   /// Selects a part of the state with a closure.
@@ -38,9 +44,20 @@ public struct Subscription<State> {
   @inlinable public func select<Substate>(
     _ selector: @escaping (State) -> Substate
   ) -> Subscription<Substate> {
-    Subscription<Substate> { downstream in
+    var selection = Subscription<Substate> { downstream in
       self.attach { downstream(selector($0)) }
     }
+    selection.selectThenSkip = { predicate in
+      Subscription<Substate> { downstream in
+        let previous = PreviousValue<Substate>.make()
+        self.attach { state in
+          let new = selector(state)
+          if let old = previous.exchange(new), predicate(old, new) { return }
+          downstream(new)
+        }
+      }
+    }
+    return selection
   }
 
   /// Selects a part of the state with a key path.
@@ -78,7 +95,8 @@ public struct Subscription<State> {
   @inlinable public func skip(when predicate: @escaping (_ old: State, _ new: State) -> Bool)
     -> Subscription<State>
   {
-    Subscription { downstream in
+    if let selectThenSkip { return selectThenSkip(predicate) }
+    return Subscription { downstream in
       let previous = PreviousValue<State>.make()
       self.attach { new in
         if let old = previous.exchange(new), predicate(old, new) { return }
