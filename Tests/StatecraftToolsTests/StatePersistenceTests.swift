@@ -105,7 +105,7 @@ import Testing
   @Test func theMiddlewareSavesABurstOfChangesOnce() async throws {
     let folder = try TemporaryFolder()
     let persistence = makePersistence(
-      folder.url.appendingPathComponent("settings.json"), debounce: .milliseconds(50))
+      folder.url.appendingPathComponent("settings.json"), debounce: .milliseconds(300))
     let writes = Counter()
     persistence.writer.faultInjection.withLock { inject in
       inject = { step in if step == .renamed { writes.increment() } }
