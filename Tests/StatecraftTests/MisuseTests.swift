@@ -41,6 +41,32 @@ import Testing
     #expect(message.contains("while reducing Peek"))
   }
 
+  @Test func subscribingFromAReducerStopsWithAMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      struct Watch: Action {}
+      await MainActor.run {
+        nonisolated(unsafe) var store: Store<Int>?
+        nonisolated(unsafe) var token: SubscriptionToken?
+        store = Store<Int>(
+          reducer: { action, state in
+            if action is Watch {
+              MainActor.assumeIsolated {
+                token = store?.subscribe({ $0 }, receive: { _ in })
+              }
+            }
+            return state ?? 0
+          },
+          state: 0
+        )
+        store?.dispatch(Watch())
+        withExtendedLifetime(token) {}
+      }
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("subscribe was called from inside a reducer"))
+    #expect(message.contains("while reducing Watch"))
+  }
+
   @Test func aSubscriberThatAlwaysDispatchesStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       struct Ping: Action {}

@@ -87,6 +87,32 @@ import Testing
     withExtendedLifetime(first) {}
   }
 
+  @Test func aSubscriberCanUnsubscribeItselfFromNewState() {
+    let store = makeStore()
+    let recorder = Recorder<Int>()
+    recorder.onNewState = { count in
+      if count == 1 { store.unsubscribe(recorder) }
+    }
+    store.subscribe(recorder) { $0.select(\.count) }
+    store.dispatch(Increment())
+    store.dispatch(Increment())
+    #expect(recorder.values == [0, 1])
+  }
+
+  @Test func aSubscriberAddedDuringARoundStartsFromTheCurrentState() {
+    let store = makeStore()
+    let first = Recorder<Int>()
+    let late = Recorder<Int>()
+    first.onNewState = { count in
+      if count == 1 { store.subscribe(late) { $0.select(\.count) } }
+    }
+    store.subscribe(first) { $0.select(\.count) }
+    store.dispatch(Increment())
+    store.dispatch(Increment())
+    #expect(first.values == [0, 1, 2])
+    #expect(late.values == [1, 2])  // the current state at once, then each later one, once
+  }
+
   @Test func manySubscribersComeAndGo() {
     let store = makeStore()
     let keep = (0..<10).map { _ in Recorder<Int>() }

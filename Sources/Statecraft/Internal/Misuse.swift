@@ -24,6 +24,16 @@ enum Misuse {
     )
   }
 
+  static func subscribeInReducer(reducing: (any Action.Type)?) -> Never {
+    fatalError(
+      """
+      Statecraft: subscribe was called from inside a reducer (while reducing \
+      \(describe(reducing))), which would wait forever for the state the reducer is computing. \
+      Subscribe from a view or from a middleware instead.
+      """
+    )
+  }
+
   @usableFromInline
   static func runaway(_ action: any Action, limit: Int) -> Never {
     fatalError(

@@ -67,6 +67,13 @@ final class Reduction<State: Sendable>: @unchecked Sendable {
     return committed.withLock { $0.state }
   }
 
+  /// Stops the program if the calling thread is running the reducer and subscribes (C11).
+  func checkNotSubscribingInReducer() {
+    if reducingThread.load(ordering: .relaxed) == currentThreadID() {
+      Misuse.subscribeInReducer(reducing: reducingActionType.pointer.pointee)
+    }
+  }
+
   /// Stops the program if the calling thread is running the reducer (C11).
   @inlinable
   func checkNotReducing(_ action: any Action, thread: UInt) {

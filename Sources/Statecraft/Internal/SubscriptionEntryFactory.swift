@@ -47,6 +47,7 @@ extension StoreCore {
   private func add(
     _ relay: SubscriptionRelay<State>, status: SubscriptionStatus, owner: ObjectIdentifier?
   ) -> SubscriptionEntry<State> {
+    reduction.checkNotSubscribingInReducer()
     let (state, version) = committed.withLock { committed in
       committed.subscriptionCount += 1
       return (committed.state, committed.version)
