@@ -58,6 +58,15 @@ import Testing
     #expect(await consumer.value == "ended")
   }
 
+  @Test func actionsEndWhenTheStoreIsReleased() async {
+    var store: Store<TestState>? = makeStore()
+    var iterator = store?.actions().makeAsyncIterator()
+    store?.dispatch(Increment())
+    #expect(await iterator?.next() is Increment)
+    store = nil
+    #expect(await iterator?.next() == nil)
+  }
+
   @Test func actionsArriveInReductionOrderAndNoneIsDropped() async {
     let store = makeStore()
     // Observation starts when the iterator is made, before any of these dispatches.
