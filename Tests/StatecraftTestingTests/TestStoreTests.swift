@@ -3,7 +3,7 @@ import StatecraftTesting
 import Testing
 
 @MainActor
-@Suite struct TestStoreTests {
+@Suite(.timeLimit(.minutes(1))) struct TestStoreTests {
   @Test func sendChecksTheExactChange() async {
     let store = TestStore(initialState: CounterState(), reducer: counterReducer)
     await store.send(Increment()) { $0.count = 1 }

@@ -2,7 +2,7 @@ import Statecraft
 import Testing
 
 @MainActor
-@Suite struct AsyncSequenceTests {
+@Suite(.timeLimit(.minutes(1))) struct AsyncSequenceTests {
   @Test func statesStartWithTheCurrentValueAndSkipRepeats() async {
     let store = makeStore()
     store.dispatch(Add(amount: 5))

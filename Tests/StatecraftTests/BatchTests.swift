@@ -3,7 +3,7 @@ import StatecraftTesting
 import Testing
 
 @MainActor
-@Suite struct BatchTests {
+@Suite(.timeLimit(.minutes(1))) struct BatchTests {
   @Test func subscribersAreNotifiedOnceWithTheFinalState() {
     let store = makeStore()
     let recorder = RecordingSubscriber<TestState>()

@@ -6,7 +6,7 @@ import Testing
 /// The client fixtures prove that app code compiles in Swift 6 mode without annotations; these
 /// tests check that it also works.
 @MainActor
-@Suite struct ClientFixtureTests {
+@Suite(.timeLimit(.minutes(1))) struct ClientFixtureTests {
   @Test func globalStoreViewAndBackgroundDispatch() async {
     let controller = FilmsViewController()
     controller.viewDidLoad()

@@ -4,7 +4,7 @@ import Statecraft
 import StatecraftTesting
 import Testing
 
-@Suite struct CounterExampleTests {
+@Suite(.timeLimit(.minutes(1))) struct CounterExampleTests {
   @Test func reducerIsAPlainFunction() {
     let initial = counterReducer(action: StatecraftInit(), state: nil)
     #expect(initial == AppState(count: 0))

@@ -5,7 +5,7 @@ import Testing
 
 @testable import Films
 
-@Suite struct FilmsExampleTests {
+@Suite(.timeLimit(.minutes(1))) struct FilmsExampleTests {
   private struct StubFilmService: FilmService {
     var result: Result<[Film], FilmServiceError>
     func films() async throws -> [Film] { try result.get() }

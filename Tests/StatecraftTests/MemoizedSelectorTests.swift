@@ -3,7 +3,7 @@ import StatecraftTesting
 import Testing
 
 @MainActor
-@Suite struct MemoizedSelectorTests {
+@Suite(.timeLimit(.minutes(1))) struct MemoizedSelectorTests {
   struct Catalog: Equatable, Sendable {
     var films: [String] = ["A New Hope", "Attack of the Clones", "Return of the Jedi"]
     var prefix = "A"

@@ -2,7 +2,7 @@ import Dispatch
 import Statecraft
 import Testing
 
-@Suite struct MiddlewareTests {
+@Suite(.timeLimit(.minutes(1))) struct MiddlewareTests {
   private func recording(_ name: String, into log: Log<String>) -> Middleware<TestState> {
     { _, _ in
       { next in

@@ -4,7 +4,7 @@ import StatecraftObservation
 import Testing
 
 @MainActor
-@Suite struct ObservableStoreTests {
+@Suite(.timeLimit(.minutes(1))) struct ObservableStoreTests {
   @Test func readsTheStateByKeyPath() {
     let store = makeStore()
     let model = ObservableStore(store)

@@ -3,7 +3,7 @@ import StatecraftTesting
 import Testing
 
 @MainActor
-@Suite struct PulseTests {
+@Suite(.timeLimit(.minutes(1))) struct PulseTests {
   struct Screen: Equatable, Sendable {
     var alert = Pulse<String>()
     var count = 0

@@ -3,7 +3,7 @@ import Testing
 
 /// Property tests of reducer composition over random action sequences. A failure prints the
 /// seed; replay it with `ReducerCompositionTests.check(seed:)`.
-@Suite struct ReducerCompositionTests {
+@Suite(.timeLimit(.minutes(1))) struct ReducerCompositionTests {
   struct Pair: Equatable, Sendable {
     var left = Slice()
     var right = Slice()

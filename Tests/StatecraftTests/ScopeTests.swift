@@ -3,7 +3,7 @@ import StatecraftTesting
 import Testing
 
 @MainActor
-@Suite struct ScopeTests {
+@Suite(.timeLimit(.minutes(1))) struct ScopeTests {
   struct App: Equatable, Sendable {
     var profile = Profile()
     var counter = 0

@@ -5,7 +5,7 @@ import Testing
 
 @testable import Search
 
-@Suite struct SearchExampleTests {
+@Suite(.timeLimit(.minutes(1))) struct SearchExampleTests {
   private struct StubDirectory: CharacterDirectory {
     func names() throws -> [String] { ["Han Solo", "Hanna", "Leia"] }
   }

@@ -3,7 +3,7 @@ import Statecraft
 import Testing
 
 @MainActor
-@Suite struct StoreSubscriberTests {
+@Suite(.timeLimit(.minutes(1))) struct StoreSubscriberTests {
   @Test func c9DeallocatedSubscriberIsDroppedAndNeverCalled() {
     let store = makeStore()
     var calls = 0

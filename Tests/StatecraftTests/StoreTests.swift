@@ -2,7 +2,7 @@ import Statecraft
 import Synchronization
 import Testing
 
-@Suite struct StoreTests {
+@Suite(.timeLimit(.minutes(1))) struct StoreTests {
   @Test func storeWithoutStateDispatchesInitThroughTheMiddleware() {
     let seen = Log<String>()
     let spy: Middleware<TestState> = { _, getState in

@@ -2,7 +2,7 @@ import Statecraft
 import Testing
 
 @MainActor
-@Suite struct SubscriptionTests {
+@Suite(.timeLimit(.minutes(1))) struct SubscriptionTests {
   @Test func selectWithAKeyPath() {
     let store = makeStore()
     let recorder = Recorder<String>()

@@ -1,7 +1,7 @@
 import Statecraft
 import Testing
 
-@Suite struct ThunkTests {
+@Suite(.timeLimit(.minutes(1))) struct ThunkTests {
   @Test func reSwiftShapedThunkRunsBeforeDispatchReturns() {
     let store = makeStore()
     let thunk = Thunk<TestState> { dispatch, getState in

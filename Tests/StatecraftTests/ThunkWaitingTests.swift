@@ -1,7 +1,7 @@
 import Statecraft
 import Testing
 
-@Suite struct ThunkWaitingTests {
+@Suite(.timeLimit(.minutes(1))) struct ThunkWaitingTests {
   @Test func asyncSequenceOfActionsIsDispatchedInOrder() async throws {
     // ReactorKit's mutate: setLoading(true) -> value -> setLoading(false).
     let labels = Log<String>()

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Todo
 
-@Suite struct TodoExampleTests {
+@Suite(.timeLimit(.minutes(1))) struct TodoExampleTests {
   @Test func theReducerIsAPlainFunction() {
     var state = TodoState()
     todoReducer(state: &state, action: .add("Buy milk"))

@@ -3,7 +3,7 @@ import Statecraft
 import StatecraftTools
 import Testing
 
-@Suite struct LoggingMiddlewareTests {
+@Suite(.timeLimit(.minutes(1))) struct LoggingMiddlewareTests {
   struct Session: Equatable, Sendable {
     var user = "guest"
     var token = "none"

@@ -4,7 +4,7 @@ import StatecraftTesting
 import StatecraftTools
 import Testing
 
-@Suite struct RecordingTests {
+@Suite(.timeLimit(.minutes(1))) struct RecordingTests {
   enum CounterAction: Action, Codable, Equatable {
     case increment
     case add(Int)

@@ -4,7 +4,7 @@ import Testing
 
 @testable import StatecraftTools
 
-@Suite struct StatePersistenceTests {
+@Suite(.timeLimit(.minutes(1))) struct StatePersistenceTests {
   @Test func savesAndRestores() throws {
     let folder = try TemporaryFolder()
     let persistence = makePersistence(folder.url.appendingPathComponent("settings.json"))
