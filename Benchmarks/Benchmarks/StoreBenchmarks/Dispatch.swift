@@ -1,0 +1,40 @@
+import Benchmark
+import Statecraft
+
+// MARK: a, d: dispatch with no subscribers
+
+func dispatchBenchmarks() {
+  Benchmark("a baseline: the reducer called directly", configuration: .kilo) { benchmark in
+    var state = 0
+    let reducer = opaque(counterReducer)
+    benchmark.startMeasurement()
+    for _ in benchmark.scaledIterations {
+      state = reducer(Tick(), state)
+    }
+    blackHole(state)
+  }
+
+  Benchmark("a: dispatch, trivial reducer", configuration: .kilo) { benchmark in
+    let store = Store<Int>(reducer: counterReducer, state: 0)
+    benchmark.startMeasurement()
+    for _ in benchmark.scaledIterations {
+      store.dispatch(Tick())
+    }
+    blackHole(store.state)
+  }
+}
+
+func middlewareBenchmarks() {
+  Benchmark("d: dispatch through 10 pass-through middlewares", configuration: .kilo) {
+    benchmark in
+    let passThrough: Middleware<Int> = { _, _ in { next in { action in next(action) } } }
+    let store = Store<Int>(
+      reducer: counterReducer, state: 0,
+      middleware: Array(repeating: passThrough, count: 10))
+    benchmark.startMeasurement()
+    for _ in benchmark.scaledIterations {
+      store.dispatch(Tick())
+    }
+    blackHole(store.state)
+  }
+}

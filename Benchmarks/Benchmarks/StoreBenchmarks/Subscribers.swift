@@ -1,0 +1,91 @@
+import Benchmark
+import Statecraft
+
+// MARK: b, c, e: subscribers
+
+func subscriberBenchmarks() {
+  Benchmark("b baseline: 1,000 comparisons of one Int each", configuration: .kilo) { benchmark in
+    var fields = Array(repeating: 0, count: 1_000)
+    var seen = fields
+    var changed = 0
+    benchmark.startMeasurement()
+    for iteration in benchmark.scaledIterations {
+      fields[iteration % 1_000] &+= 1
+      for index in 0..<1_000 where seen[index] != fields[index] {
+        seen[index] = fields[index]
+        changed &+= 1
+      }
+    }
+    blackHole(changed)
+  }
+
+  Benchmark(
+    "b: 1,000 subscribers each select one of 1,000 fields, one changes", configuration: .kilo
+  ) {
+    benchmark in
+    await onMainActor(benchmark) { benchmark in
+      let store = fieldsStore()
+      let views = (0..<1_000).map { index in
+        let view = CountingView<Int>()
+        store.subscribe(view) { $0.select { $0.values[index] } }
+        return view
+      }
+      benchmark.startMeasurement()
+      for iteration in benchmark.scaledIterations {
+        store.dispatch(SetField(index: iteration % 1_000))
+      }
+      benchmark.stopMeasurement()
+      require(views.map(\.received).reduce(0, +) == 1_000 + benchmark.scaledIterations.count)
+    }
+  }
+
+  Benchmark("c baseline: 1,000 closures called", configuration: .kilo) { benchmark in
+    var total = 0
+    let closures = (0..<1_000).map { offset in opaque { (value: Int) in value &+ offset } }
+    benchmark.startMeasurement()
+    for iteration in benchmark.scaledIterations {
+      for closure in closures { total &+= closure(iteration) }
+    }
+    blackHole(total)
+  }
+
+  Benchmark("c: 1,000 subscribers, every one notified", configuration: .kilo) { benchmark in
+    await onMainActor(benchmark) { benchmark in
+      let store = fieldsStore()
+      let views = (0..<1_000).map { _ in
+        let view = CountingView<Int>()
+        store.subscribe(view) { $0.select(\.version) }
+        return view
+      }
+      benchmark.startMeasurement()
+      for iteration in benchmark.scaledIterations {
+        store.dispatch(SetField(index: iteration % 1_000))
+      }
+      benchmark.stopMeasurement()
+      require(views.allSatisfy { $0.received == 1 + benchmark.scaledIterations.count })
+    }
+  }
+
+  for standing in [0, 10_000] {
+    Benchmark(
+      "e: subscribe + unsubscribe with \(standing) standing subscribers", configuration: .kilo
+    ) { benchmark in
+      await onMainActor(benchmark) { benchmark in
+        let store = fieldsStore()
+        let views = (0..<standing).map { _ in
+          let view = CountingView<Int>()
+          store.subscribe(view) { $0.select(\.version) }
+          return view
+        }
+        let view = CountingView<Int>()
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+          store.subscribe(view) { $0.select(\.version) }
+          store.unsubscribe(view)
+        }
+        benchmark.stopMeasurement()
+        blackHole(views)
+      }
+    }
+  }
+}
