@@ -12,7 +12,8 @@
 /// > Important: Actions are reduced one at a time in one total order (FIFO for each thread).
 /// > A dispatch made while an action is processed (from a middleware or a subscriber) is queued
 /// > and runs after it, before the outermost `dispatch` returns. Subscribers are called on the
-/// > main queue, in commit order; a dispatch on the main queue notifies them before it returns.
+/// > main queue with the newest state, never an older one after a newer one; a dispatch on the
+/// > main queue notifies them before it returns.
 public final class Store<State: Sendable>: Sendable {
   /// A function that looks at the state and the store and returns an action to dispatch, or
   /// `nil` to dispatch nothing: the action creator of ReSwift's tutorials.
@@ -26,6 +27,7 @@ public final class Store<State: Sendable>: Sendable {
   public static var reentrantDispatchLimit: Int { 10_000 }
 
   @usableFromInline let core: StoreCore<State>
+  @usableFromInline let thunks: ThunkRunner
 
   /// Creates a store with a reducer of ReSwift's shape.
   ///
@@ -87,17 +89,25 @@ public final class Store<State: Sendable>: Sendable {
     middleware: [Middleware<State>],
     automaticallySkipsRepeats: Bool
   ) {
+    let thunks = ThunkRunner()
+    self.thunks = thunks
     core = StoreCore(
       reduce: reduce,
       state: state,
       middleware: middleware,
       automaticallySkipsRepeats: automaticallySkipsRepeats,
-      reentrantDispatchLimit: Self.reentrantDispatchLimit
+      reentrantDispatchLimit: Self.reentrantDispatchLimit,
+      route: thunks.route()
     )
     if state == nil {
       core.dispatch(StatecraftInit())
       core.reduceInitIfNeeded()
     }
+  }
+
+  deinit {
+    // Running thunks hold the store weakly; once it is gone they are cancelled (C12).
+    thunks.cancelAll()
   }
 
   /// The current state: always a committed state, never one a reducer is computing.
@@ -147,6 +157,7 @@ public final class Store<State: Sendable>: Sendable {
   ///
   /// - Parameter actionCreator: The function to call, synchronously, on the calling thread.
   public func dispatch(_ actionCreator: ActionCreator) {
+    core.reduction.checkNotReducing(.dispatchActionCreator)
     if let action = actionCreator(state, self) {
       dispatch(action)
     }

@@ -18,9 +18,10 @@
 /// }
 /// ```
 ///
-/// > Important: ``newState(state:)`` is always called on the main queue, once for every committed
-/// > state that passes the subscription's filters, in commit order, and never nested inside
-/// > another call to it.
+/// > Important: ``newState(state:)`` is always called on the main queue, never nested inside
+/// > another call to it, with the newest committed state that passes the subscription's filters:
+/// > never an older state after a newer one. States superseded before the main queue got to them
+/// > are skipped.
 @MainActor
 public protocol StoreSubscriber: AnyObject {
   /// The type of value the subscriber receives: the store's state or a selection of it.

@@ -3,7 +3,7 @@ import StatecraftTesting
 import Testing
 
 @MainActor
-@Suite struct StoreStubTests {
+@Suite(.timeLimit(.minutes(1))) struct StoreStubTests {
   @Test func recordsActionsWithoutReducingThem() {
     let stub = StoreStub(state: CounterState(count: 5))
     stub.store.dispatch(Increment())
@@ -24,7 +24,7 @@ import Testing
 }
 
 @MainActor
-@Suite struct ExpectThunkTests {
+@Suite(.timeLimit(.minutes(1))) struct ExpectThunkTests {
   @Test func checksDispatchesInOrderAgainstTheStatesGiven() async {
     let thunk = Thunk<CounterState> { dispatch, getState in
       if getState()?.count == 0 { dispatch(Increment()) }
@@ -79,7 +79,7 @@ import Testing
 }
 
 @MainActor
-@Suite struct RecordingSubscriberTests {
+@Suite(.timeLimit(.minutes(1))) struct RecordingSubscriberTests {
   @Test func recordsEveryValueIncludingBackgroundCommits() async {
     let store = Store<CounterState>(reducer: counterReducer, state: CounterState())
     let recorder = RecordingSubscriber<Int>()

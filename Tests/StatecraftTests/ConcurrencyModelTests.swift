@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// One test (or more) for each sentence of Docs/ConcurrencyModel.md; the C-numbers match.
-@Suite struct ConcurrencyModelTests {
+@Suite(.timeLimit(.minutes(1))) struct ConcurrencyModelTests {
   /// Bumped inside the reducer, outside any lock of the test's: if two reductions ever ran at
   /// once, ThreadSanitizer reports this race and the final count comes out short.
   nonisolated(unsafe) static var unguardedReductions = 0
@@ -158,16 +158,67 @@ import Testing
   }
 
   @MainActor
-  @Test func c5AndC7BackgroundCommitsAreAllDeliveredInCommitOrder() async {
+  @Test func c5BackgroundCommitsArriveNewestFirstNeverAnOlderOne() async {
     let store = makeStore()
     let recorder = Recorder<Int>()
     store.subscribe(recorder) { $0.select(\.count) }
     await runOnThreads(4) { _ in
       for _ in 0..<2_500 { store.dispatch(Increment()) }
     }
-    await waitUntil { recorder.values.count == 10_001 }
-    #expect(recorder.values == Array(0...10_000))
+    await waitUntil { recorder.values.last == 10_000 }
+    let values = recorder.values
+    #expect(values.first == 0)
+    #expect(values.last == 10_000)
+    #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 }, "an older state came later")
     #expect(recorder.allOnMainQueue)
+  }
+
+  @MainActor
+  @Test func c5StatesSupersededWhileTheMainQueueIsBusyAreSkipped() async {
+    let store = makeStore()
+    let recorder = Recorder<Int>()
+    store.subscribe(recorder) { $0.select(\.count) }
+    // This test holds the main queue while another thread commits 1,000 states.
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      for _ in 0..<1_000 { store.dispatch(Increment()) }
+      done.signal()
+    }
+    done.wait()
+    await waitUntil { recorder.values.count == 2 }
+    #expect(recorder.values == [0, 1_000])
+  }
+
+  @MainActor
+  @Test func c5SkipRepeatsComparesWithTheLastValueDelivered() async {
+    let store = makeStore()
+    let recorder = Recorder<Int>()
+    store.subscribe(recorder) { $0.select(\.count) }
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      store.dispatch(Increment())  // 1, superseded before the main queue gets to it
+      store.dispatch(Add(amount: -1))  // back to 0, the value last delivered
+      store.dispatch(SetLabel(label: "changed"))
+      done.signal()
+    }
+    done.wait()
+    store.dispatch(SetLabel(label: "on main"))  // a round, synchronously (C7)
+    #expect(recorder.values == [0])
+  }
+
+  @MainActor
+  @Test func c5StatesMadeBySubscribersDispatchesAreEachDelivered() {
+    let store = makeStore()
+    let first = Recorder<Int>()
+    let second = Recorder<Int>()
+    first.onNewState = { count in
+      if count > 0, count < 5 { store.dispatch(Increment()) }
+    }
+    store.subscribe(first) { $0.select(\.count) }
+    store.subscribe(second) { $0.select(\.count) }
+    store.dispatch(Increment())
+    #expect(first.values == [0, 1, 2, 3, 4, 5])
+    #expect(second.values == [0, 1, 2, 3, 4, 5])
   }
 
   @MainActor
@@ -192,14 +243,19 @@ import Testing
   }
 
   @MainActor
-  @Test func c7DispatchOnMainFirstDeliversEarlierBackgroundCommits() async {
+  @Test func c7DispatchOnMainDeliversTheNewestStateIncludingEarlierBackgroundCommits() async {
     let store = makeStore()
     let recorder = Recorder<Int>()
     store.subscribe(recorder) { $0.select(\.count) }
-    // Committed on another thread; its delivery waits for the main queue, which this test holds.
-    await Task.detached { store.dispatch(Add(amount: 10)) }.value
+    // Committed on another thread; its round waits for the main queue, which this test holds.
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      store.dispatch(Add(amount: 10))
+      done.signal()
+    }
+    done.wait()
     store.dispatch(Increment())
-    #expect(recorder.values == [0, 10, 11])
+    #expect(recorder.values == [0, 11])
   }
 
   @MainActor
@@ -289,6 +345,145 @@ import Testing
     }
     #expect(weakStore == nil)
     #expect(recorder.values == [0, 1])
+  }
+
+  @MainActor
+  @Test func c4DispatchFromTheFirstNewStateIsQueuedNotNested() {
+    let store = makeStore()
+    let events = Log<String>()
+    let recorder = Recorder<Int>()
+    recorder.onNewState = { count in
+      events.append("got \(count)")
+      if count == 0 { store.dispatch(Increment()) }
+      events.append("done \(count)")
+    }
+    store.subscribe(recorder) { $0.select(\.count) }
+    #expect(events.elements == ["got 0", "done 0", "got 1", "done 1"])
+  }
+
+  @MainActor
+  @Test(arguments: [false, true])
+  func c4BatchFromNewStateIsQueuedBehindAnEarlierDispatch(withMiddleware: Bool) {
+    let log = Log<String>()
+    let spy: Middleware<TestState> = { _, _ in
+      { next in
+        { action in
+          log.append("\(type(of: action))")
+          next(action)
+        }
+      }
+    }
+    let store = makeStore(middleware: withMiddleware ? [spy] : [])
+    let recorder = Recorder<TestState>()
+    recorder.onNewState = { state in
+      guard state.count == 1 else { return }
+      store.dispatch(SetLabel(label: "first"))
+      store.batch {
+        store.dispatch(Add(amount: 10))
+        store.dispatch(Add(amount: 100))
+      }
+    }
+    store.subscribe(recorder)
+    store.dispatch(Increment())
+    if withMiddleware { #expect(log.elements == ["Increment", "SetLabel", "Add", "Add"]) }
+    #expect(recorder.values.map(\.count) == [0, 1, 111])
+    #expect(recorder.values.last.map(\.label) == "first")
+  }
+
+  @MainActor
+  @Test func c11TrafficFromOtherThreadsIsNotAnEndlessLoop() async {
+    // A subscriber that acknowledges every count it sees, while another thread dispatches more
+    // than the limit: the acknowledgements react to other threads' states, not to their own.
+    let store = makeStore()
+    let recorder = Recorder<Int>()
+    recorder.onNewState = { count in store.dispatch(SetLabel(label: "saw \(count)")) }
+    store.subscribe(recorder) { $0.select(\.count) }
+    let total = Store<TestState>.reentrantDispatchLimit + 500
+    await runOnThreads(1) { _ in
+      for _ in 0..<total { store.dispatch(Increment()) }
+    }
+    await waitUntil { recorder.values.last == total }
+    #expect(recorder.values.last == total)
+    #expect(store.state.label == "saw \(total)")
+  }
+
+  @Test func c12AStoreWithAThunkWaitingInTakeIsReleasedAndTheThunkCancelled() async throws {
+    struct Never: Action {}
+    let parked = Flag()
+    weak var weakStore: Store<TestState>?
+    var task: ThunkTask<Void>?
+    do {
+      let store = makeStore()
+      task = store.dispatch(
+        Thunk<TestState> { context in
+          _ = try await context.take(where: { _ in
+            parked.set()
+            return false
+          })
+        })
+      // The predicate runs for actions reduced after the thunk started waiting.
+      let deadline = ContinuousClock.now + .seconds(10)
+      while !parked.isSet, ContinuousClock.now < deadline {
+        store.dispatch(Increment())
+        await Task.yield()
+      }
+      #expect(parked.isSet)
+      weakStore = store
+    }
+    #expect(weakStore == nil)
+    #expect(task?.isCancelled == true)
+    // Bounded: if the thunk were never cancelled, awaiting its value would never return.
+    let started = task
+    let ended = await endsWithin(.seconds(10)) { _ = try? await started?.value }
+    #expect(ended, "the waiting thunk did not end with the store")
+  }
+
+  @MainActor
+  @Test func c13AnInPlaceChangeFromAnotherThreadCopiesNothingWhileTheMainQueueIsBusy() async {
+    let copies = CountedArray.Copies()
+    let store = makeLargeStore(count: 1_000_000, copies: copies)
+    let recorder = Recorder<Int>()
+    store.subscribe(recorder) { $0.select { $0[0] } }
+    // This test holds the main queue while another thread changes 2,000 elements.
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      for index in 0..<2_000 { store.dispatch(SetElement(index: index, value: index + 1)) }
+      done.signal()
+    }
+    done.wait()
+    #expect(copies.count.load(ordering: .relaxed) == 0)
+    await waitUntil { recorder.values.count == 2 }
+    #expect(recorder.values == [0, 1])
+  }
+
+  @MainActor
+  @Test func c14OtherThreadsTrafficLeavesTheMainQueueTurnsInBetweenRounds() async {
+    let store = makeStore()
+    let recorders = (0..<100).map { _ in Recorder<Int>() }
+    for recorder in recorders { store.subscribe(recorder) { $0.select(\.count) } }
+    // Another thread commits until a block queued on the main queue has run, or gives up.
+    let stop = Flag()
+    let cap = 200_000
+    let dispatched = Atomic<Int>(0)
+    let burst = Task.detached {
+      var count = 0
+      while !stop.isSet, count < cap {
+        store.dispatch(Increment())
+        count += 1
+      }
+      dispatched.store(count, ordering: .relaxed)
+    }
+    await waitUntil { recorders[0].values.count >= 3 }  // rounds are running
+    await withCheckedContinuation { continuation in
+      DispatchQueue.main.async {
+        stop.set()
+        continuation.resume()
+      }
+    }
+    await burst.value
+    #expect(dispatched.load(ordering: .relaxed) < cap, "the main queue waited for the burst")
+    await waitUntil { recorders[99].values.last == store.state.count }
+    #expect(recorders[99].values.last == store.state.count)
   }
 
   /// Dispatches 2,000 tagged actions from each of 4 threads, then checks that all were reduced

@@ -1,8 +1,10 @@
+import Dispatch
+import Foundation
 import Statecraft
 import Testing
 
 /// C11: misuse stops the process with a message that names the action and the fix.
-@Suite struct MisuseTests {
+@Suite(.timeLimit(.minutes(1))) struct MisuseTests {
   @Test func dispatchFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       struct Nested: Action {}
@@ -98,4 +100,81 @@ import Testing
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("the last was Echo()"))
   }
+
+  // Every store method stops inside a reducer, with the call and the action being reduced named;
+  // none hangs (C11). Without these checks batch hung, unsubscribe hung, and a thunk's or a
+  // sequence's side effect ran.
+
+  @Test func batchFromAReducerStopsWithAMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      callFromReducer { store in store.batch {} }
+    }
+    expectMessage(result, contains: "Store.batch was called from inside a reducer")
+  }
+
+  @Test func unsubscribeFromAReducerStopsWithAMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      callFromReducer { store in store.unsubscribe(Trigger.Box()) }
+    }
+    expectMessage(result, contains: "Store.unsubscribe was called from inside a reducer")
+  }
+
+  @Test func dispatchingAThunkFromAReducerStopsBeforeItRuns() async {
+    let result = await #expect(
+      processExitsWith: .failure, observing: [\.standardErrorContent, \.standardOutputContent]
+    ) {
+      callFromReducer { store in
+        store.dispatch(Thunk<Int> { _, _ in print("the thunk ran") })
+      }
+    }
+    expectMessage(result, contains: "Store.dispatch(Thunk) was called from inside a reducer")
+    let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+    #expect(!output.contains("the thunk ran"))
+  }
+
+  @Test func dispatchingASequenceFromAReducerStopsWithAMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      callFromReducer { store in store.dispatch(AsyncStream<Trigger> { $0.finish() }) }
+    }
+    expectMessage(result, contains: "Store.dispatch(Thunk) was called from inside a reducer")
+  }
+
+  @Test func dispatchingAnActionCreatorFromAReducerNamesIt() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      callFromReducer { store in store.dispatch { _, _ in Trigger() } }
+    }
+    expectMessage(result, contains: "dispatch was called with an action creator from inside")
+  }
+
+  private func expectMessage(_ result: ExitTest.Result?, contains text: String) {
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains(text))
+    #expect(message.contains("while reducing Trigger"))
+  }
+}
+
+/// The action whose reducer calls the store in the tests above.
+struct Trigger: Action {
+  final class Box {}
+}
+
+/// Makes a store whose reducer calls `call` with the store when it reduces ``Trigger``, and
+/// dispatches one.
+///
+/// Runs in an exit test's child process, where a time limit does not reach: a watchdog ends a
+/// call that hangs, with a message the tests do not accept.
+func callFromReducer(_ call: @escaping @Sendable (Store<Int>) -> Void) {
+  DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
+    FileHandle.standardError.write(Data("the call hung inside the reducer\n".utf8))
+    exit(2)
+  }
+  nonisolated(unsafe) var store: Store<Int>?
+  store = Store<Int>(
+    reducer: { action, state in
+      if action is Trigger, let store { call(store) }
+      return state ?? 0
+    },
+    state: 0
+  )
+  store?.dispatch(Trigger())
 }

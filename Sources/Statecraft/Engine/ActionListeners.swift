@@ -72,12 +72,10 @@ final class ActionListeners: Sendable {
   }
 }
 
-extension StoreCore {
+extension ActionListeners {
   /// Waits until an action that `matches` is reduced, or the task is cancelled.
-  func waitForAction(where matches: @escaping @Sendable (any Action) -> Bool) async throws
-    -> any Action
-  {
-    let listeners = reduction.listeners
+  func wait(where matches: @escaping @Sendable (any Action) -> Bool) async throws -> any Action {
+    let listeners = self
     let id = listeners.makeID()
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in

@@ -1,38 +1,38 @@
 import Dispatch
 import Synchronization
 
-/// The engine behind ``Store``: the process lock, the middleware chain, the delivery to the main
-/// queue and the subscriptions.
+/// The engine behind ``Store``: dispatch → middleware → reduce → commit → notify, top to bottom.
 ///
-/// `Docs/ConcurrencyModel.md` states the invariants this type keeps.
+/// Each piece of mutable state has one owner: the committed state (`Reduction`, the state
+/// lock), the process lock and its owner (`ProcessLock`), the subscriptions (`registry`), and
+/// the main-queue rounds with the mark that one is due (`MainLoop`). `Docs/ConcurrencyModel.md`
+/// states the invariants; `Docs/Architecture.md` follows one action through these files.
 ///
-/// `@unchecked Sendable` because of two slots that no lock guards:
-/// - `pending` is read and written only by the thread recorded in `reduction.owner`, which holds
-///   `processLock` for the whole time it is recorded there;
-/// - `chain` is written once, at the end of `init`, before the core is shared, and only read
-///   after that.
-/// Everything else is a `let` of a `Sendable` type (`Lock`, `Atomic`, `Reduction`).
+/// `@unchecked Sendable` because of one slot no lock guards: `_chain` is written once, at the
+/// end of `init`, before the core is shared, and only read after that. Everything else is a
+/// `let` of a `Sendable` type.
 @usableFromInline
 final class StoreCore<State: Sendable>: @unchecked Sendable {
+  /// Sends an action a middleware dispatched somewhere other than the reducer, such as a thunk
+  /// to its runner.
+  ///
+  /// Returns whether it did. The one hook the layers above the engine have into it.
+  @usableFromInline
+  typealias Route = @Sendable (any Action, StoreCore<State>) -> Bool
+
   @usableFromInline let reduction: Reduction<State>
+  @usableFromInline let processLock: ProcessLock
+  @usableFromInline let mainLoop: MainLoop<State>
+  @usableFromInline let registry: Locked<Registry<State>>
+  /// How many subscriptions stand; a commit skips notification while it is zero.
+  @usableFromInline let subscriptionCount = Atomic<Int>(0)
+  /// The thread running `batch`, or 0; a round elsewhere waits for the batch's end.
+  @usableFromInline let _batchThread = Atomic<UInt>(0)
   @usableFromInline let reentrantDispatchLimit: Int
   @usableFromInline let automaticallySkipsRepeats: Bool
-  @usableFromInline let registry: Locked<Registry<State>>
-  @usableFromInline let mainLoop: MainLoop<State>
-  @usableFromInline let thunks: ThunkRunner
-  /// Set while the main queue runs a notification round; lets `dispatch` skip the main-queue
-  /// check when no round is running.
-  @usableFromInline let isMainDelivering: Atomic<Bool>
-  /// Mirrors `Committed.coalesces` for the delivery path, which does not take the state lock.
-  let coalescesNotifications = Atomic<Bool>(false)
-
-  @usableFromInline let processLock: Lock
-  /// Read and written only by the thread in `reduction.owner`.
-  @usableFromInline let pending: Slot<FIFO<any Action>>
-  /// Set once, at the end of `init`, before the core is shared; only read after that.
-  @usableFromInline let chain: Slot<DispatchFunction?>
-
-  @usableFromInline var committed: Locked<Reduction<State>.Committed> { reduction.committed }
+  @usableFromInline let _route: Route?
+  /// The middleware chain; set once, at the end of `init`, before the core is shared.
+  @usableFromInline let _chain: Slot<DispatchFunction?>
 
   @inlinable
   init(
@@ -40,20 +40,18 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     state: State?,
     middleware: [Middleware<State>],
     automaticallySkipsRepeats: Bool,
-    reentrantDispatchLimit: Int
+    reentrantDispatchLimit: Int,
+    route: Route?
   ) {
     reduction = Reduction(reduce: reduce, state: state)
-    registry = Locked(Registry<State>())
+    processLock = ProcessLock()
     mainLoop = MainLoop<State>()
-    thunks = ThunkRunner()
-    isMainDelivering = Atomic<Bool>(false)
-    processLock = Lock()
-    pending = Slot(FIFO<any Action>())
-    chain = Slot(nil)
+    registry = Locked(Registry<State>())
+    _chain = Slot(nil)
+    _route = route
     self.automaticallySkipsRepeats = automaticallySkipsRepeats
     self.reentrantDispatchLimit = reentrantDispatchLimit
     guard !middleware.isEmpty else { return }
-    // Middleware may dispatch thunks as plain actions: start them rather than reduce them.
     let dispatch: DispatchFunction = { [weak self] in self?.dispatchFromMiddleware($0) }
     let getState: GetState<State> = { [weak self] in self?.reduction.stateIfAny }
     // A loop, not `reduce`: a closure that passes through a generic `Result` is wrapped in two
@@ -62,29 +60,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     for middleware in middleware.reversed() {
       next = middleware(dispatch, getState)(next)
     }
-    chain.pointer.pointee = next
-  }
-
-  deinit {
-    // Running thunks hold the core weakly; once it is gone they are cancelled.
-    thunks.cancelAll()
-  }
-
-  /// The function at the end of the middleware chain: reduces on the thread that holds the
-  /// process lock, or, for a middleware that calls `next` later, takes the lock first.
-  @inlinable
-  func endOfChain() -> DispatchFunction {
-    { [reduction, weak self] action in
-      let me = currentThreadID()
-      reduction.checkNotReducing(action, thread: me)
-      if reduction.owner.load(ordering: .relaxed) == me {
-        if reduction.commit(action, thread: me) {
-          reduction.hasNewDeliveries.pointer.pointee = true
-        }
-      } else {
-        self?.reduceLater(action, thread: me)
-      }
-    }
+    _chain.pointer.pointee = next
   }
 
   // MARK: Reading
@@ -97,50 +73,62 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   // MARK: Dispatching
 
+  /// Reduces `action` through the middleware, then notifies subscribers: before returning on
+  /// the main queue, in a scheduled round elsewhere (C1-C7).
   @inlinable
   func dispatch(_ action: any Action) {
     let me = currentThreadID()
-    reduction.checkNotReducing(action, thread: me)
-    if reduction.owner.load(ordering: .relaxed) == me {
-      pending.pointer.pointee.append(action)
+    reduction.checkNotReducing(.dispatch(action))
+    if processLock.isOwned(by: me) {
+      processLock.enqueue(action)  // re-entrant, from a middleware: after the current action
       return
     }
-    if isMainDelivering.load(ordering: .relaxed), enqueueIfDeliveringOnMain(action) {
+    if mainLoop._isRunningMirror.load(ordering: .relaxed), enqueueIfInRoundOnMain(action) {
       return
     }
-    if process(action, me: me) { deliverOrScheduleDelivery() }
+    process(action, thread: me)
+    notify()
   }
 
-  /// Queues `action` on the main loop if this is the main queue and a notification round runs (C4).
+  /// The dispatch a middleware receives: the layers above may route the action elsewhere.
+  @usableFromInline
+  func dispatchFromMiddleware(_ action: any Action) {
+    if let _route, _route(action, self) { return }
+    dispatch(action)
+  }
+
+  /// Queues `action` on the main loop if this is the main queue and a round runs (C4).
   ///
   /// Returns whether it did.
   @usableFromInline
-  func enqueueIfDeliveringOnMain(_ action: any Action) -> Bool {
+  func enqueueIfInRoundOnMain(_ action: any Action) -> Bool {
     guard MainQueue.isCurrent else { return false }
-    return MainActor.assumeIsolated { mainLoop.enqueueIfDelivering(action) }
+    return MainActor.assumeIsolated { mainLoop.enqueueIfRunning(action) }
   }
 
-  /// Runs `action` through the chain and then every action queued meanwhile.
-  ///
-  /// Returns whether any commit waits for delivery.
+  /// Runs `action` through the chain and then every action it queued (C2, C4).
   @inlinable
-  @discardableResult
-  func process(_ action: any Action, me: UInt) -> Bool {
-    guard let chain = chain.pointer.pointee else {
+  func process(_ action: any Action, thread me: UInt) {
+    guard let chain = _chain.pointer.pointee else {
       // Without middleware nothing can dispatch re-entrantly on this thread (a reducer may not;
       // subscribers queue on the main loop), so the state lock alone orders the reductions.
-      return reduction.commit(action, thread: me)
+      #if DEBUG
+        Misuse.checkReducible(action)
+      #endif
+      reduction.commit(action, thread: me)
+      return
     }
-    return whileOwning(me) {
+    processLock.whileOwning(me) {
       chain(action)
       drainPending(chain)
     }
   }
 
+  /// Runs the actions middleware dispatched re-entrantly; the caller owns the process lock.
   @inlinable
   func drainPending(_ chain: DispatchFunction) {
     var count = 0
-    while let next = pending.pointer.pointee.popFirst() {
+    while let next = processLock.popPending() {
       count += 1
       if count > reentrantDispatchLimit {
         Misuse.runaway(next, limit: reentrantDispatchLimit)
@@ -149,124 +137,139 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     }
   }
 
-  /// Holds the process lock and records the calling thread as its owner while `body` runs.
-  ///
-  /// Returns whether `body` committed a state that waits for delivery.
+  /// The function at the end of the middleware chain: reduces on the thread that holds the
+  /// process lock, or, for a middleware that calls `next` later, takes the lock first.
   @inlinable
-  func whileOwning(_ me: UInt, _ body: () -> Void) -> Bool {
-    processLock.withLock {
-      reduction.owner.store(me, ordering: .relaxed)
-      reduction.hasNewDeliveries.pointer.pointee = false
-      body()
-      reduction.owner.store(0, ordering: .relaxed)
-      return reduction.hasNewDeliveries.pointer.pointee
+  func endOfChain() -> DispatchFunction {
+    { [reduction, processLock, weak self] action in
+      let me = currentThreadID()
+      reduction.checkNotReducing(.dispatch(action))
+      #if DEBUG
+        Misuse.checkReducible(action)
+      #endif
+      if processLock.isOwned(by: me) {
+        reduction.commit(action, thread: me)
+      } else {
+        self?.reduceLater(action, thread: me)
+      }
     }
   }
 
   /// Reduces an action that a middleware passed on after its dispatch returned.
   @usableFromInline
   func reduceLater(_ action: any Action, thread me: UInt) {
-    guard let chain = chain.pointer.pointee else { return }
-    let delivered = whileOwning(me) {
-      if reduction.commit(action, thread: me) { reduction.hasNewDeliveries.pointer.pointee = true }
+    guard let chain = _chain.pointer.pointee else { return }
+    processLock.whileOwning(me) {
+      reduction.commit(action, thread: me)
       drainPending(chain)
     }
-    if delivered { deliverOrScheduleDelivery() }
+    notify()
   }
 
   /// Makes sure the store has a state after the init action went through the middleware: a
   /// middleware that swallowed or delayed it leaves none, so the reducer gets it directly.
   @usableFromInline
   func reduceInitIfNeeded() {
-    let hasState = committed.withLock { $0.state != nil }
-    guard !hasState else { return }
+    guard reduction.snapshot == nil else { return }
     let me = currentThreadID()
-    _ = whileOwning(me) { reduction.commit(StatecraftInit(), thread: me) }
+    processLock.whileOwning(me) { _ = reduction.commit(StatecraftInit(), thread: me) }
   }
 
-  // MARK: Delivering
+  // MARK: Batching
 
-  @usableFromInline
-  func deliverOrScheduleDelivery() {
-    if MainQueue.isCurrent, !coalescesNotifications.load(ordering: .relaxed) {
-      MainActor.assumeIsolated { mainLoop.drain(self) }
+  /// Reduces the actions `body` dispatches together, then notifies once.
+  func batch(_ body: () -> Void) {
+    let me = currentThreadID()
+    reduction.checkNotReducing(.method("batch"))
+    if processLock.isOwned(by: me) {
+      body()  // inside processing (a middleware, or a batch): the actions join the outer one
       return
     }
-    let schedule = committed.withLock { committed in
-      defer { committed.isDrainScheduled = true }
-      return !committed.isDrainScheduled
-    }
-    guard schedule else { return }
-    DispatchQueue.main.async { [weak self] in
-      guard let self else { return }
-      committed.withLock { $0.isDrainScheduled = false }
-      MainActor.assumeIsolated { mainLoop.drain(self) }
-    }
-  }
-
-  func popDelivery() -> (version: UInt64, state: State)? {
-    committed.withLock { $0.deliveries.popFirst() }
-  }
-}
-
-/// The part of a store that lives on the main queue: the notification loop and the actions
-/// dispatched from inside it.
-@MainActor
-@usableFromInline
-final class MainLoop<State: Sendable> {
-  private var isDelivering = false
-  private var actions = FIFO<any Action>()
-
-  @usableFromInline
-  nonisolated init() {}
-
-  /// Queues `action` if a notification round is running (C4).
-  ///
-  /// Returns whether it did.
-  func enqueueIfDelivering(_ action: any Action) -> Bool {
-    guard isDelivering else { return false }
-    actions.append(action)
-    return true
-  }
-
-  /// Delivers every waiting commit in order, then processes the actions subscribers dispatched,
-  /// delivering their commits too, until nothing is left.
-  ///
-  /// Does nothing if already running.
-  func drain(_ core: StoreCore<State>) {
-    guard !isDelivering else { return }
-    isDelivering = true
-    core.isMainDelivering.store(true, ordering: .relaxed)
-    defer {
-      isDelivering = false
-      core.isMainDelivering.store(false, ordering: .relaxed)
-    }
-    var processed = 0
-    let me = currentThreadID()
-    while true {
-      if let delivery = core.popDelivery() {
-        notify(core, delivery.state, version: delivery.version)
-      } else if let action = actions.popFirst() {
-        processed += 1
-        if processed > core.reentrantDispatchLimit {
-          Misuse.runaway(action, limit: core.reentrantDispatchLimit)
-        }
-        core.process(action, me: me)
-      } else {
+    if mainLoop._isRunningMirror.load(ordering: .relaxed), MainQueue.isCurrent {
+      // In a round: queued like a dispatch from a subscriber (C4), reduced together after it.
+      let loop = mainLoop
+      if MainActor.assumeIsolated({ loop.isCollectingBatch }) {
+        body()
+        return
+      }
+      if MainActor.assumeIsolated({ loop.beginBatchIfRunning() }) {
+        body()
+        MainActor.assumeIsolated { loop.endBatch() }
         return
       }
     }
+    _batchThread.store(me, ordering: .relaxed)
+    processLock.whileOwning(me) {
+      body()
+      _ = reducePending(thread: me)
+    }
+    _batchThread.store(0, ordering: .releasing)
+    notify()
   }
 
-  private func notify(_ core: StoreCore<State>, _ state: State, version: UInt64) {
-    let entries = core.registry.withLock { $0.entries }
-    // A buffer, not the array's generic iterator: this code is not specialized for `State`, and
-    // the iterator's unspecialized calls cost as much as a delivery.
-    entries.withUnsafeBufferPointer { entries in
-      for index in entries.indices where !entries[index].deliver(state, version: version) {
-        // The subscriber was found deallocated: drop its entry.
-        core.remove(entries[index])
+  /// Reduces what is queued in the process lock's pending queue; the caller owns the lock.
+  ///
+  /// Returns the version committed last.
+  private func reducePending(thread me: UInt) -> UInt64 {
+    if let chain = _chain.pointer.pointee {
+      drainPending(chain)
+      return reduction.version
+    }
+    var actions: [any Action] = []
+    while let action = processLock.popPending() {
+      #if DEBUG
+        Misuse.checkReducible(action)
+      #endif
+      actions.append(action)
+    }
+    return reduction.commitAll(actions, thread: me)
+  }
+
+  var isBatchOpenOnAnotherThread: Bool {
+    let thread = _batchThread.load(ordering: .acquiring)
+    return thread != 0 && thread != currentThreadID()
+  }
+
+  /// Processes work a subscriber queued during a round, on the main queue.
+  ///
+  /// Returns the version committed when it was done, read while no other action of this chain
+  /// could commit.
+  func processQueued(_ work: MainLoop<State>.Work) -> UInt64 {
+    let me = currentThreadID()
+    switch work {
+    case .action(let action):
+      guard let chain = _chain.pointer.pointee else {
+        #if DEBUG
+          Misuse.checkReducible(action)
+        #endif
+        return reduction.commit(action, thread: me)
       }
+      return processLock.whileOwning(me) {
+        chain(action)
+        drainPending(chain)
+        return reduction.version
+      }
+    case .batch(let actions):
+      _batchThread.store(me, ordering: .relaxed)
+      defer { _batchThread.store(0, ordering: .releasing) }
+      return processLock.whileOwning(me) {
+        for action in actions { processLock.enqueue(action) }
+        return reducePending(thread: me)
+      }
+    }
+  }
+
+  // MARK: Notifying
+
+  /// Notifies subscribers of the newest state: at once on the main queue (C7), else in a round
+  /// scheduled there (C5).
+  @inlinable
+  func notify() {
+    guard subscriptionCount.load(ordering: .relaxed) > 0 else { return }
+    if MainQueue.isCurrent {
+      MainActor.assumeIsolated { mainLoop.runRound(self) }
+    } else {
+      mainLoop.scheduleRound(self)
     }
   }
 }

@@ -5,6 +5,7 @@ import Dispatch
 /// On Linux an `async` `main` parks thread 1 in `dispatch_main()` and main-actor work runs on a
 /// worker thread, so "is this the main thread" is the wrong question. A key set on
 /// `DispatchQueue.main` is visible exactly while the main queue runs, on every platform.
+@usableFromInline
 enum MainQueue {
   private static let key: DispatchSpecificKey<UInt8> = {
     let key = DispatchSpecificKey<UInt8>()
@@ -12,6 +13,7 @@ enum MainQueue {
     return key
   }()
 
+  @usableFromInline
   static var isCurrent: Bool {
     DispatchQueue.getSpecific(key: key) != nil
   }

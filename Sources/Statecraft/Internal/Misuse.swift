@@ -2,56 +2,74 @@
 /// says what to do instead.
 @usableFromInline
 enum Misuse {
+  /// A store method called from inside a reducer, for the message.
   @usableFromInline
-  static func dispatchInReducer(_ action: any Action, reducing: (any Action.Type)?) -> Never {
-    fatalError(
-      """
-      Statecraft: dispatch(\(describe(action))) was called from inside a reducer \
-      (while reducing \(describe(reducing))). Reducers must be pure functions of the action and \
-      the state. Dispatch follow-up actions from a middleware or a thunk instead.
-      """
-    )
+  enum StoreCall {
+    case dispatch(any Action)
+    case dispatchActionCreator
+    case readState
+    case method(String)
   }
 
   @usableFromInline
-  static func stateReadInReducer(reducing: (any Action.Type)?) -> Never {
-    fatalError(
-      """
-      Statecraft: Store.state was read from inside a reducer (while reducing \
-      \(describe(reducing))). A reducer receives the state as its parameter; read other data in \
-      a middleware or a thunk and pass it in the action.
-      """
-    )
-  }
-
-  static func subscribeInReducer(reducing: (any Action.Type)?) -> Never {
-    fatalError(
-      """
-      Statecraft: subscribe was called from inside a reducer (while reducing \
-      \(describe(reducing))), which would wait forever for the state the reducer is computing. \
-      Subscribe from a view or from a middleware instead.
-      """
-    )
+  static func calledFromReducer(_ call: StoreCall, reducing: (any Action.Type)?) -> Never {
+    let reducing = "while reducing \(describe(reducing))"
+    switch call {
+    case .dispatch(let action):
+      fatalError(
+        """
+        Statecraft: dispatch(\(describe(action))) was called from inside a reducer (\(reducing)). \
+        Reducers must be pure functions of the action and the state. Dispatch follow-up actions \
+        from a middleware or a thunk instead.
+        """
+      )
+    case .dispatchActionCreator:
+      fatalError(
+        """
+        Statecraft: dispatch was called with an action creator from inside a reducer \
+        (\(reducing)). Reducers must be pure functions of the action and the state. Dispatch \
+        follow-up actions from a middleware or a thunk instead.
+        """
+      )
+    case .readState:
+      fatalError(
+        """
+        Statecraft: Store.state was read from inside a reducer (\(reducing)). A reducer receives \
+        the state as its parameter; read other data in a middleware or a thunk and pass it in \
+        the action.
+        """
+      )
+    case .method(let name):
+      fatalError(
+        """
+        Statecraft: Store.\(name) was called from inside a reducer (\(reducing)). Reducers must \
+        be pure functions of the action and the state and may not call the store. Call it from \
+        a middleware, a thunk, a subscriber or a view instead.
+        """
+      )
+    }
   }
 
   @usableFromInline
   static func runaway(_ action: any Action, limit: Int) -> Never {
     fatalError(
       """
-      Statecraft: more than \(limit) actions were dispatched from inside one dispatch (from \
-      subscribers or middleware); the last was \(describe(action)). Something dispatches on every \
-      change, an endless loop. Dispatch only when the value you react to has changed.
+      Statecraft: more than \(limit) actions were dispatched in one chain of dispatches (from \
+      subscribers or middleware, each reacting to the state the one before made); the last was \
+      \(describe(action)). Something dispatches on every change, an endless loop. Dispatch only \
+      when the value you react to has changed.
       """
     )
   }
 
-  /// Stops if `action` is a thunk: one that reached the reducer was dispatched as a plain action to
-  /// a store without the thunk middleware, and would otherwise be lost.
+  /// Stops if `action` is one the store starts rather than reduces (a thunk) that reached the
+  /// reducer: it was dispatched as `any Action` to a store without the thunk middleware, and
+  /// would otherwise be lost.
   ///
   /// Debug builds only: the check costs a dynamic cast per action.
   @usableFromInline
-  static func checkNotThunk(_ action: any Action) {
-    guard action is any StartableThunk else { return }
+  static func checkReducible(_ action: any Action) {
+    guard action is any StartedByTheStore else { return }
     fatalError(
       """
       Statecraft: the thunk \(describe(action)) reached the reducer. It was dispatched as \
@@ -77,3 +95,9 @@ enum Misuse {
     type.map { String(describing: $0) } ?? "an action"
   }
 }
+
+/// An action the store starts instead of reducing: a thunk.
+///
+/// The engine knows only this marker; the thunk layer conforms its types to it.
+@usableFromInline
+protocol StartedByTheStore: Action {}

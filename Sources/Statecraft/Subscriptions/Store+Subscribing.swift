@@ -1,8 +1,8 @@
 extension Store {
   /// Subscribes an object to the whole state.
   ///
-  /// The subscriber receives the current state at once, then every committed state, on the main
-  /// queue. Subscribing an object that is already subscribed replaces its subscription. With
+  /// The subscriber receives the current state at once, then the newest committed state in each
+  /// round of notifications on the main queue. Subscribing an object that is already subscribed replaces its subscription. With
   /// ``init(reducer:state:middleware:automaticallySkipsRepeats:)-(Reducer<State>,_,_,_)``'s
   /// `automaticallySkipsRepeats` set and an `Equatable` state, states equal to the previous one
   /// are skipped.
@@ -27,7 +27,7 @@ extension Store {
   /// ```
   ///
   /// The subscriber receives the current selection at once, then each committed state's
-  /// selection that passes the filters, in commit order. When the selected type is `Equatable`
+  /// selection that passes the filters, newest first: never an older state after a newer one. When the selected type is `Equatable`
   /// and the store skips repeats automatically (the default), a selection equal to the previous
   /// one is skipped; this holds in generic code too.
   ///

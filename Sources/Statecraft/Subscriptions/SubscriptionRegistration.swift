@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The first step of a subscription: hands the store's states to the steps the transform added.
 @usableFromInline
 final class SubscriptionRelay<State> {
@@ -32,8 +34,8 @@ extension Equatable {
 extension StoreCore {
   /// Registers a subscription whose steps end in `relay` and delivers the current state to it.
   ///
-  /// Reads the state and counts the subscription in one critical section: every commit after
-  /// this read is then queued for delivery, and the version gate drops those before it.
+  /// Counts the subscription before reading the state: every commit after the read then
+  /// notifies, and the entry's version gate drops what it already has (C8).
   @MainActor
   @usableFromInline
   func register(
@@ -47,19 +49,15 @@ extension StoreCore {
   private func add(
     _ relay: SubscriptionRelay<State>, status: SubscriptionStatus, owner: ObjectIdentifier?
   ) -> SubscriptionEntry<State> {
-    reduction.checkNotSubscribingInReducer()
-    let (state, version) = committed.withLock { committed in
-      committed.subscriptionCount += 1
-      return (committed.state, committed.version)
-    }
-    guard let state else { Misuse.noState() }
+    reduction.checkNotReducing(.method("subscribe"))
+    subscriptionCount.add(1, ordering: .sequentiallyConsistent)
+    guard let (state, version) = reduction.snapshot else { Misuse.noState() }
     let entry = SubscriptionEntry<State>(
       owner: owner, status: status, startVersion: version, receive: relay.downstream)
-    let replaced = registry.withLock { $0.add(entry) }
-    if replaced != nil {
-      committed.withLock { $0.subscriptionCount -= 1 }
+    if registry.withLock({ $0.add(entry) }) != nil {
+      subscriptionCount.subtract(1, ordering: .relaxed)
     }
-    entry.deliverInitial(state)
+    mainLoop.deliverFirst(self, to: entry, state)
     return entry
   }
 
@@ -78,16 +76,15 @@ extension StoreCore {
   }
 
   func removeSubscription(of owner: ObjectIdentifier) {
-    let removed = registry.withLock { $0.remove(owner: owner) }
-    if removed {
-      committed.withLock { $0.subscriptionCount -= 1 }
+    reduction.checkNotReducing(.method("unsubscribe"))
+    if registry.withLock({ $0.remove(owner: owner) }) {
+      subscriptionCount.subtract(1, ordering: .relaxed)
     }
   }
 
   func remove(_ entry: SubscriptionEntry<State>) {
-    let removed = registry.withLock { $0.remove(entry) }
-    if removed {
-      committed.withLock { $0.subscriptionCount -= 1 }
+    if registry.withLock({ $0.remove(entry) }) {
+      subscriptionCount.subtract(1, ordering: .relaxed)
     }
   }
 }

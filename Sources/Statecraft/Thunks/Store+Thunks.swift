@@ -18,7 +18,7 @@ extension Store {
   /// - Returns: The running thunk: await its value, or cancel it.
   @discardableResult
   public func dispatch(_ thunk: Thunk<State>) -> ThunkTask<Void> {
-    core.run(thunk, parent: nil)
+    thunks.run(thunk, on: core, parent: nil)
   }
 
   /// Runs a thunk that produces a value, dispatching its lifecycle actions, and returns its
@@ -32,7 +32,7 @@ extension Store {
   /// - Returns: The running thunk: await its value, or cancel it.
   @discardableResult
   public func dispatch<Value>(_ thunk: AsyncThunk<State, Value>) -> ThunkTask<Value> {
-    core.run(thunk, parent: nil)
+    thunks.run(thunk, on: core, parent: nil)
   }
 
   /// Cancels every running thunk with the identifier `id`.
@@ -41,7 +41,7 @@ extension Store {
   ///
   /// - Parameter id: The identifier the thunks were created with.
   public func cancelThunks(id: ThunkID) {
-    core.thunks.cancel(id: id)
+    thunks.cancel(id: id)
   }
 
   /// The values thunks read through ``ThunkContext/environment``, such as services.
@@ -52,8 +52,8 @@ extension Store {
   /// mainStore.thunkEnvironment[FilmServiceKey.self] = StubFilmService()
   /// ```
   public var thunkEnvironment: ThunkEnvironment {
-    get { core.thunks.environment }
-    set { core.thunks.environmentStorage.withLock { $0 = newValue } }
+    get { thunks.environment }
+    set { thunks.environmentStorage.withLock { $0 = newValue } }
   }
 
   /// Receives the errors thunks throw, other than cancellation.
@@ -62,8 +62,8 @@ extension Store {
   /// dispatches it in its `rejected` lifecycle action, and it is passed here. The default
   /// prints it in debug builds; set `nil` to ignore errors.
   public var thunkErrorHandler: (@Sendable (any Error) -> Void)? {
-    get { core.thunks.errorHandler.withLock { $0 } }
-    set { core.thunks.errorHandler.withLock { $0 = newValue } }
+    get { thunks.errorHandler.withLock { $0 } }
+    set { thunks.errorHandler.withLock { $0 = newValue } }
   }
 }
 

@@ -46,9 +46,10 @@ extension ThunkContext {
     timeout: Duration? = nil
   ) async throws -> any Action {
     try checkCancellation()
-    guard let core = core() else { throw CancellationError() }
+    // The listeners, not the core: a thunk waiting here must not keep a released store alive.
+    guard let listeners = core?.reduction.listeners else { throw CancellationError() }
     return try await withTimeout(timeout) {
-      try await core.waitForAction(where: predicate)
+      try await listeners.wait(where: predicate)
     }
   }
 
@@ -72,13 +73,15 @@ extension ThunkContext {
     timeout: Duration? = nil
   ) async throws {
     try checkCancellation()
-    guard let core = core() else { throw CancellationError() }
+    guard let core, let listeners = Optional(core.reduction.listeners) else {
+      throw CancellationError()
+    }
     let holds: @Sendable () -> Bool = { [weak core] in
       core?.reduction.stateIfAny.map(predicate) ?? false
     }
     if holds() { return }
     _ = try await withTimeout(timeout) {
-      try await core.waitForAction { _ in holds() }
+      try await listeners.wait { _ in holds() }
     }
   }
 }

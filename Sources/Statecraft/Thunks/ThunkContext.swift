@@ -11,22 +11,30 @@
 /// ```
 public struct ThunkContext<State: Sendable>: Sendable {
   let run: ThunkRun
-  let core: @Sendable () -> StoreCore<State>?
+  let runner: ThunkRunner
+  /// Weak: a running thunk does not keep a released store alive; it is cancelled instead (C12).
+  weak var core: StoreCore<State>?
+
+  init(run: ThunkRun, runner: ThunkRunner, core: StoreCore<State>) {
+    self.run = run
+    self.runner = runner
+    self.core = core
+  }
 
   /// Sends an action to the store, unless the thunk has been cancelled.
   ///
   /// A thunk dispatched here runs as a child of this one: awaiting this thunk's ``ThunkTask``
   /// also waits for it, and cancelling this thunk cancels it.
   public var dispatch: DispatchFunction {
-    { [run, core] action in
-      guard !run.isCancelled, let core = core() else { return }
-      core.dispatchFromThunk(action, parent: run)
+    { [run, runner, weak core] action in
+      guard !run.isCancelled, let core else { return }
+      runner.dispatch(action, on: core, parent: run)
     }
   }
 
   /// Reads the committed state; `nil` once the store is gone.
   public var getState: GetState<State> {
-    { [core] in core()?.reduction.stateIfAny }
+    { [weak core] in core?.reduction.stateIfAny }
   }
 
   /// The committed state; `nil` once the store is gone.
@@ -36,7 +44,7 @@ public struct ThunkContext<State: Sendable>: Sendable {
 
   /// The values the store provides to thunks, such as services; see ``ThunkEnvironment``.
   public var environment: ThunkEnvironment {
-    core()?.thunks.environment ?? ThunkEnvironment()
+    runner.environment
   }
 
   /// Whether the thunk has been cancelled.

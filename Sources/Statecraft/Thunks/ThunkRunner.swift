@@ -116,66 +116,71 @@ final class ThunkRunner: Sendable {
 
 /// A thunk the store can start whatever its static type: lets an action dispatched by a
 /// thunk or a middleware be recognised as a thunk.
-protocol StartableThunk<State>: Action {
+protocol StartableThunk<State>: StartedByTheStore {
   associatedtype State: Sendable
-  func start(on core: StoreCore<State>, parent: ThunkRun?)
+  func start(on core: StoreCore<State>, runner: ThunkRunner, parent: ThunkRun?)
 }
 
 extension Thunk: StartableThunk {
-  func start(on core: StoreCore<State>, parent: ThunkRun?) {
-    _ = core.run(self, parent: parent)
+  func start(on core: StoreCore<State>, runner: ThunkRunner, parent: ThunkRun?) {
+    _ = runner.run(self, on: core, parent: parent)
   }
 }
 
 extension AsyncThunk: StartableThunk {
-  func start(on core: StoreCore<State>, parent: ThunkRun?) {
-    _ = core.run(self, parent: parent)
+  func start(on core: StoreCore<State>, runner: ThunkRunner, parent: ThunkRun?) {
+    _ = runner.run(self, on: core, parent: parent)
   }
 }
 
-extension StoreCore {
-  /// Dispatches `action`, starting it instead if it is a thunk of this store's state.
-  func dispatchRoutingThunks(_ action: any Action, parent: ThunkRun?) {
-    if let thunk = action as? any StartableThunk<State> {
-      thunk.start(on: self, parent: parent)
-    } else {
-      dispatch(action)
+extension ThunkRunner {
+  /// The engine's hook for the dispatch a middleware receives: starts thunks of the store's
+  /// state instead of reducing them.
+  @usableFromInline
+  func route<State: Sendable>() -> StoreCore<State>.Route {
+    { [weak self] action, core in
+      guard let self, let thunk = action as? any StartableThunk<State> else { return false }
+      thunk.start(on: core, runner: self, parent: nil)
+      return true
     }
   }
 
-  @usableFromInline
-  func dispatchFromMiddleware(_ action: any Action) {
-    dispatchRoutingThunks(action, parent: nil)
+  /// Dispatches `action` for a thunk's run, starting it as a child if it is a thunk.
+  func dispatch<State>(_ action: any Action, on core: StoreCore<State>, parent: ThunkRun) {
+    if let thunk = action as? any StartableThunk<State> {
+      thunk.start(on: core, runner: self, parent: parent)
+    } else {
+      core.dispatch(action)
+    }
   }
 
-  func dispatchFromThunk(_ action: any Action, parent: ThunkRun) {
-    dispatchRoutingThunks(action, parent: parent)
+  func context<State>(for run: ThunkRun, on core: StoreCore<State>) -> ThunkContext<State> {
+    ThunkContext(run: run, runner: self, core: core)
   }
 
-  func context(for run: ThunkRun) -> ThunkContext<State> {
-    ThunkContext(run: run, core: { [weak self] in self })
-  }
-
-  func run(_ thunk: Thunk<State>, parent: ThunkRun?) -> ThunkTask<Void> {
-    let run = thunks.begin(id: thunk.id, cancelsInFlight: thunk.cancelsInFlight)
-    let context = context(for: run)
+  func run<State>(_ thunk: Thunk<State>, on core: StoreCore<State>, parent: ThunkRun?)
+    -> ThunkTask<Void>
+  {
+    core.reduction.checkNotReducing(.method("dispatch(Thunk)"))
+    let run = begin(id: thunk.id, cancelsInFlight: thunk.cancelsInFlight)
+    let context = context(for: run, on: core)
     let task: Task<Void, any Error>
     switch thunk.body {
     case .immediate(let body):
       body(context.dispatch, context.getState)
-      task = Task { [thunks] in
+      task = Task { [self] in
         await run.waitForChildren()
-        thunks.end(run)
+        end(run)
       }
     case .async(let body):
-      task = Task.detached { [thunks] in
-        defer { thunks.end(run) }
+      task = Task.detached { [self] in
+        defer { end(run) }
         do {
           try await body(context)
           await run.waitForChildren()
         } catch {
           await run.waitForChildren()
-          thunks.report(error)
+          report(error)
           throw error
         }
       }
@@ -183,17 +188,20 @@ extension StoreCore {
     return finish(ThunkTask(task: task, run: run), parent: parent)
   }
 
-  func run<Value>(_ thunk: AsyncThunk<State, Value>, parent: ThunkRun?) -> ThunkTask<Value> {
-    let run = thunks.begin(id: thunk.id, cancelsInFlight: thunk.cancelsInFlight)
-    let context = context(for: run)
+  func run<State, Value>(
+    _ thunk: AsyncThunk<State, Value>, on core: StoreCore<State>, parent: ThunkRun?
+  ) -> ThunkTask<Value> {
+    core.reduction.checkNotReducing(.method("dispatch(AsyncThunk)"))
+    let run = begin(id: thunk.id, cancelsInFlight: thunk.cancelsInFlight)
+    let context = context(for: run, on: core)
     let name = thunk.name
     let body = thunk.body
-    let lifecycle: @Sendable (ThunkLifecycle<Value>.Phase) -> Void = { [weak self] phase in
-      self?.dispatch(ThunkLifecycle(name: name, requestID: run.serial, phase: phase))
+    let lifecycle: @Sendable (ThunkLifecycle<Value>.Phase) -> Void = { [weak core] phase in
+      core?.dispatch(ThunkLifecycle(name: name, requestID: run.serial, phase: phase))
     }
     lifecycle(.pending)
-    let task = Task.detached { [thunks] in
-      defer { thunks.end(run) }
+    let task = Task.detached { [self] in
+      defer { end(run) }
       do {
         let value = try await body(context)
         await run.waitForChildren()
@@ -206,7 +214,7 @@ extension StoreCore {
           lifecycle(.cancelled)
         } else {
           lifecycle(.rejected(error))
-          thunks.report(error)
+          report(error)
         }
         throw error
       }

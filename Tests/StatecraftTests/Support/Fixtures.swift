@@ -117,3 +117,26 @@ func waitUntil(_ condition: @MainActor () -> Bool) async {
 private final class Barrier: Sendable {
   let arrived = Atomic<Int>(0)
 }
+
+/// Whether `operation` returns within `limit`; a hung operation is left behind, unawaited, so
+/// that the test fails instead of hanging.
+func endsWithin(
+  _ limit: Duration, _ operation: @escaping @Sendable () async -> Void
+) async -> Bool {
+  let claimed = Atomic<Bool>(false)
+  return await withCheckedContinuation { continuation in
+    let resume: @Sendable (Bool) -> Void = { ended in
+      if !claimed.exchange(true, ordering: .acquiringAndReleasing) {
+        continuation.resume(returning: ended)
+      }
+    }
+    Task {
+      await operation()
+      resume(true)
+    }
+    Task {
+      try? await Task.sleep(for: limit)
+      resume(false)
+    }
+  }
+}

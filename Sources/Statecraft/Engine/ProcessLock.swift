@@ -1,0 +1,48 @@
+import Synchronization
+
+/// The lock held while middleware and reducer run for one action and every action it causes,
+/// with the thread that holds it and that thread's queue of re-entrant dispatches (C2, C4).
+///
+/// Only stores with middleware take it: without middleware nothing can dispatch re-entrantly on
+/// the dispatching thread, so the state lock alone orders reductions.
+///
+/// `@unchecked Sendable`: `_pending` is read and written only by the thread recorded in
+/// `_owner`, which holds `_lock` for the whole time it is recorded there.
+@usableFromInline
+final class ProcessLock: @unchecked Sendable {
+  @usableFromInline let _lock = Lock()
+  /// The thread that holds `_lock`, or 0.
+  @usableFromInline let _owner = Atomic<UInt>(0)
+  @usableFromInline let _pending = Slot(FIFO<any Action>())
+
+  @inlinable
+  init() {}
+
+  /// Whether `thread` holds the lock.
+  @inlinable
+  func isOwned(by thread: UInt) -> Bool {
+    _owner.load(ordering: .relaxed) == thread
+  }
+
+  /// Holds the lock and records `thread` as its owner while `body` runs.
+  @inlinable
+  func whileOwning<Result>(_ thread: UInt, _ body: () -> Result) -> Result {
+    _lock.withLock {
+      _owner.store(thread, ordering: .relaxed)
+      defer { _owner.store(0, ordering: .relaxed) }
+      return body()
+    }
+  }
+
+  /// Queues an action dispatched re-entrantly by the owner.
+  @inlinable
+  func enqueue(_ action: any Action) {
+    _pending.pointer.pointee.append(action)
+  }
+
+  /// Removes the next queued action; call only as the owner.
+  @inlinable
+  func popPending() -> (any Action)? {
+    _pending.pointer.pointee.popFirst()
+  }
+}
