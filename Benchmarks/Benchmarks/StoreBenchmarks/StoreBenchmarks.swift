@@ -22,5 +22,5 @@ let benchmarks: @Sendable () -> Void = {
   memoryBenchmarks()
   thunkBenchmarks()
   compositionBenchmarks()
-
+  engineBenchmarks()
 }

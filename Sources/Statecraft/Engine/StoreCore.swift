@@ -225,6 +225,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     return reduction.commitAll(actions, thread: me)
   }
 
+  @inlinable
   var isBatchOpenOnAnotherThread: Bool {
     let thread = _batchThread.load(ordering: .acquiring)
     return thread != 0 && thread != currentThreadID()
@@ -267,7 +268,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func notify() {
     guard subscriptionCount.load(ordering: .relaxed) > 0 else { return }
     if MainQueue.isCurrent {
-      MainActor.assumeIsolated { mainLoop.runRound(self) }
+      MainLoop.runRoundOnMainQueue(self)
     } else {
       mainLoop.scheduleRound(self)
     }

@@ -11,57 +11,61 @@ final class SubscriptionStatus: Sendable {
   ///
   /// Checked just before each delivery, so removal during a notification round takes effect at
   /// once.
-  let isActive = Atomic<Bool>(true)
+  @usableFromInline let _isActive = Atomic<Bool>(true)
   /// Set once the registry has counted the subscription as removed; guarded by the registry
   /// lock.
-  let isRemoved = Atomic<Bool>(false)
+  @usableFromInline let _isRemoved = Atomic<Bool>(false)
 
   @inlinable
   init() {}
 
   @usableFromInline
   func markGone() {
-    isActive.store(false, ordering: .releasing)
+    _isActive.store(false, ordering: .releasing)
   }
 }
 
 /// One subscription: the composed pipeline from the store's state to the subscriber, and the
 /// identity it is registered under.
 @MainActor
+@usableFromInline
 final class SubscriptionEntry<State: Sendable>: Sendable {
   /// The subscriber object, for `unsubscribe(_:)`; `nil` for closure subscriptions.
   nonisolated let owner: ObjectIdentifier?
-  nonisolated let status: SubscriptionStatus
+  @usableFromInline nonisolated let _status: SubscriptionStatus
   /// The version of the state delivered on subscribing; later deliveries must be newer.
-  private let startVersion: UInt64
-  private let receive: (State) -> Void
+  @usableFromInline let _startVersion: UInt64
+  @usableFromInline let _receive: (State) -> Void
+
+  nonisolated var status: SubscriptionStatus { _status }
 
   init(
     owner: ObjectIdentifier?, status: SubscriptionStatus, startVersion: UInt64,
     receive: @escaping (State) -> Void
   ) {
     self.owner = owner
-    self.status = status
-    self.startVersion = startVersion
-    self.receive = receive
+    _status = status
+    _startVersion = startVersion
+    _receive = receive
   }
 
   /// Delivers the state committed as `version`, unless this subscription already has it or is
   /// no longer active.
   ///
   /// Returns `false` if the subscription turned out to be gone.
+  @inlinable
   func deliver(_ state: State, version: UInt64) -> Bool {
-    if status.isActive.load(ordering: .acquiring) {
-      guard version > startVersion else { return true }
-      receive(state)
-      if status.isActive.load(ordering: .relaxed) { return true }
+    if _status._isActive.load(ordering: .acquiring) {
+      guard version > _startVersion else { return true }
+      _receive(state)
+      if _status._isActive.load(ordering: .relaxed) { return true }
     }
-    return status.isRemoved.load(ordering: .relaxed)
+    return _status._isRemoved.load(ordering: .relaxed)
   }
 
   /// Delivers the state the subscription starts from.
   func deliverInitial(_ state: State) {
-    receive(state)
+    _receive(state)
   }
 }
 
@@ -71,7 +75,7 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
 /// compact, so subscribing and unsubscribing cost O(1) amortized however many subscriptions stand.
 @usableFromInline
 struct Registry<State: Sendable> {
-  private(set) var entries: [SubscriptionEntry<State>] = []
+  @usableFromInline private(set) var entries: [SubscriptionEntry<State>] = []
   private var byOwner: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
   private var inactiveCount = 0
 
@@ -114,10 +118,10 @@ struct Registry<State: Sendable> {
   @discardableResult
   private mutating func deactivate(_ entry: SubscriptionEntry<State>) -> Bool {
     entry.status.markGone()
-    guard !entry.status.isRemoved.exchange(true, ordering: .relaxed) else { return false }
+    guard !entry.status._isRemoved.exchange(true, ordering: .relaxed) else { return false }
     inactiveCount += 1
     if inactiveCount >= 32, inactiveCount * 2 >= entries.count {
-      entries.removeAll { $0.status.isRemoved.load(ordering: .relaxed) }
+      entries.removeAll { $0.status._isRemoved.load(ordering: .relaxed) }
       inactiveCount = 0
     }
     return true

@@ -82,6 +82,7 @@ extension StoreCore {
     }
   }
 
+  @usableFromInline
   func remove(_ entry: SubscriptionEntry<State>) {
     if registry.withLock({ $0.remove(entry) }) {
       subscriptionCount.subtract(1, ordering: .relaxed)

@@ -1,0 +1,216 @@
+import Benchmark
+import Dispatch
+import Statecraft
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+// MARK: Issue 17: the engine under the load apps put on it
+
+func engineBenchmarks() {
+  backgroundBurstBenchmarks()
+  mainThreadBenchmarks()
+  contentionBenchmarks()
+}
+
+/// l: a background thread dispatches while the main queue is blocked; one subscriber selects one
+/// element; the in-place reducer changes one element of an array of `count`.
+private func backgroundBurstBenchmarks() {
+  let configuration = Benchmark.Configuration(
+    metrics: [.wallClock, .mallocCountTotal, .mallocBytesCount, .peakMemoryResidentDelta],
+    timeUnits: .nanoseconds, warmupIterations: 1, scalingFactor: .kilo, maxDuration: .seconds(2),
+    maxIterations: 20)
+  Benchmark("l baseline: the same reducer under a mutex, 100000 elements", configuration: .kilo) {
+    benchmark in
+    let state = Mutex(LargeState(count: 100_000))
+    benchmark.startMeasurement()
+    for iteration in benchmark.scaledIterations {
+      state.withLock {
+        largeInPlaceReducer(state: &$0, action: SetItem(index: iteration % 100_000, value: 1))
+      }
+    }
+    benchmark.stopMeasurement()
+  }
+  for count in [10_000, 100_000, 1_000_000] {
+    Benchmark(
+      "l: background burst, main queue blocked, 1 subscriber, \(count) elements",
+      configuration: configuration
+    ) { benchmark in
+      let (store, view) = await burstStore(count: count)
+      let blocker = MainQueueBlocker()
+      benchmark.startMeasurement()
+      for iteration in benchmark.scaledIterations {
+        store.dispatch(SetItem(index: iteration % count, value: iteration + 1))
+      }
+      benchmark.stopMeasurement()
+      blocker.release()
+      await requireDelivery(of: store.state.items[0], to: view)
+    }
+  }
+  Benchmark(
+    "gate_l_background_burst",
+    configuration: .init(
+      metrics: [.mallocCountTotal], warmupIterations: 1, maxDuration: .seconds(1),
+      maxIterations: 20)
+  ) { benchmark in
+    let (store, view) = await burstStore(count: 100_000)
+    store.dispatch(SetItem(index: 0, value: 1))  // schedules the one round the burst waits for
+    let blocker = MainQueueBlocker()
+    benchmark.startMeasurement()
+    for iteration in 0..<10_000 { store.dispatch(SetItem(index: iteration, value: iteration)) }
+    benchmark.stopMeasurement()
+    blocker.release()
+    await requireDelivery(of: store.state.items[0], to: view)
+  }
+}
+
+/// m: a dispatch on the main thread with 1 and with 10 subscribers, each selecting one field,
+/// one of them changed.
+private func mainThreadBenchmarks() {
+  for subscribers in [1, 10] {
+    for gate in [false, true] {
+      let name =
+        gate
+        ? "gate_m_main_thread_\(subscribers)_subscribers"
+        : "m: dispatch on the main thread, \(subscribers) subscribers, one field changes"
+      let configuration: Benchmark.Configuration =
+        gate
+        ? .init(
+          metrics: [.mallocCountTotal], warmupIterations: 1, maxDuration: .seconds(1),
+          maxIterations: 20)
+        : .kilo
+      Benchmark(name, configuration: configuration) { benchmark in
+        await onMainActor(benchmark) { benchmark in
+          let store = fieldsStore()
+          let views = (0..<subscribers).map { index in
+            let view = CountingView<Int>()
+            store.subscribe(view) { $0.select { $0.values[index] } }
+            return view
+          }
+          let iterations = gate ? 0..<10_000 : benchmark.scaledIterations
+          benchmark.startMeasurement()
+          for _ in iterations { store.dispatch(SetField(index: 0)) }
+          benchmark.stopMeasurement()
+          require(views[0].received == 1 + iterations.count)
+          require(views.dropFirst().allSatisfy { $0.received == 1 })
+        }
+      }
+    }
+  }
+}
+
+/// n: 4 threads dispatch 10,000 actions each, with one subscriber on the main queue, against a
+/// bare mutex around the same reducer.
+private func contentionBenchmarks() {
+  let configuration = Benchmark.Configuration(
+    metrics: [.wallClock], timeUnits: .microseconds, warmupIterations: 1,
+    maxDuration: .seconds(3), maxIterations: 50)
+  Benchmark(
+    "n baseline: 4 threads × 10,000 reducer calls under one pthread mutex",
+    configuration: configuration
+  ) { benchmark in
+    // The platform mutex, which the store takes too; Synchronization.Mutex spins in user space
+    // first and is not a lock the store can use (Docs/ConcurrencyModel.md).
+    let state = PlatformMutex(0)
+    benchmark.startMeasurement()
+    DispatchQueue.concurrentPerform(iterations: 4) { _ in
+      for _ in 0..<10_000 {
+        state.withLock { $0 = counterReducer(action: Tick(), state: $0) }
+      }
+    }
+    benchmark.stopMeasurement()
+    require(state.withLock { $0 } == 40_000)
+  }
+  Benchmark("n: 4 threads × 10,000 dispatches, 1 subscriber", configuration: configuration) {
+    benchmark in
+    let store = Store<Int>(reducer: counterReducer, state: 0)
+    let view = await MainActor.run {
+      let view = LatestView()
+      store.subscribe(view)
+      return view
+    }
+    benchmark.startMeasurement()
+    DispatchQueue.concurrentPerform(iterations: 4) { _ in
+      for _ in 0..<10_000 { store.dispatch(Tick()) }
+    }
+    benchmark.stopMeasurement()
+    require(store.state == 40_000)
+    await requireDelivery(of: 40_000, to: view)
+  }
+}
+
+/// A store of `count` elements with one subscriber selecting the first.
+private func burstStore(count: Int) async -> (Store<LargeState>, LatestView) {
+  let store = Store<LargeState>(reducer: largeInPlaceReducer, state: LargeState(count: count))
+  let view = await MainActor.run {
+    let view = LatestView()
+    store.subscribe(view) { $0.select { $0.items[0] } }
+    return view
+  }
+  return (store, view)
+}
+
+/// Waits until `view` has received `value`, the newest state.
+private func requireDelivery(of value: Int, to view: LatestView) async {
+  let deadline = ContinuousClock.now + .seconds(10)
+  while await MainActor.run(body: { view.last != value }) {
+    require(ContinuousClock.now < deadline)
+    await Task.yield()
+  }
+}
+
+/// Keeps the main queue busy from `init` until `release()`, as an app's main thread is while
+/// background work dispatches.
+private final class MainQueueBlocker: Sendable {
+  private let released = DispatchSemaphore(value: 0)
+
+  init() {
+    let blocked = DispatchSemaphore(value: 0)
+    DispatchQueue.main.async { [released] in
+      blocked.signal()
+      released.wait()
+    }
+    blocked.wait()
+  }
+
+  func release() {
+    released.signal()
+  }
+}
+
+/// A subscriber that keeps the last value it received.
+private final class LatestView: StoreSubscriber {
+  private(set) var last: Int?
+
+  func newState(state: Int) {
+    last = state
+  }
+}
+
+/// A value behind a `pthread_mutex_t`, the lock the store takes on Linux.
+private final class PlatformMutex<Value>: @unchecked Sendable {
+  // @unchecked Sendable: `value` is touched only inside `withLock`, which holds `mutex`.
+  private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+  private var value: Value
+
+  init(_ value: Value) {
+    self.value = value
+    mutex.initialize(to: pthread_mutex_t())
+    pthread_mutex_init(mutex, nil)
+  }
+
+  deinit {
+    pthread_mutex_destroy(mutex)
+    mutex.deallocate()
+  }
+
+  func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    return body(&value)
+  }
+}
