@@ -22,7 +22,14 @@ let package = Package(
       ],
       path: "Benchmarks/StoreBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-    )
+    ),
+    // `swift run -c release --package-path Benchmarks main-queue-latency`: how long the main
+    // queue is held while another thread dispatches (C14).
+    .executableTarget(
+      name: "main-queue-latency",
+      dependencies: [.product(name: "Statecraft", package: "Statecraft")],
+      path: "Probes/MainQueueLatency"
+    ),
   ],
   swiftLanguageModes: [.v6]
 )
