@@ -41,6 +41,7 @@ public final class Store<State: Sendable>: Sendable {
   ///   - middleware: Functions that see each action before the reducer, first one first.
   ///   - automaticallySkipsRepeats: Whether subscriptions to `Equatable` values skip values equal
   ///     to the previous one without being asked to.
+  /// - Complexity: O(m) for m middleware, plus one reduction when `state` is `nil`.
   @inlinable
   public convenience init(
     reducer: @escaping Reducer<State>,
@@ -67,6 +68,7 @@ public final class Store<State: Sendable>: Sendable {
   ///   - middleware: Functions that see each action before the reducer, first one first.
   ///   - automaticallySkipsRepeats: Whether subscriptions to `Equatable` values skip values equal
   ///     to the previous one without being asked to.
+  /// - Complexity: O(m) for m middleware.
   @inlinable
   public convenience init(
     reducer: @escaping InPlaceReducer<State>,
@@ -114,6 +116,8 @@ public final class Store<State: Sendable>: Sendable {
   ///
   /// Safe to read from any thread. Reading it from inside a reducer stops the program: the
   /// reducer receives the state as its parameter.
+  /// - Complexity: O(1): a lock and a copy of the state (a reference count for copy-on-write
+  ///   storage).
   @inlinable
   public var state: State {
     core.currentState
@@ -133,6 +137,8 @@ public final class Store<State: Sendable>: Sendable {
   /// > Called from inside a reducer, it stops the program with a message naming the action.
   ///
   /// - Parameter action: The action to dispatch.
+  /// - Complexity: O(1) plus the middleware and the reducer, from any thread: the store keeps no
+  ///   backlog of states. On the main queue add one notification round, O(s) for s subscriptions.
   @_disfavoredOverload
   @inlinable
   public func dispatch(_ action: any Action) {
@@ -156,6 +162,7 @@ public final class Store<State: Sendable>: Sendable {
   /// ```
   ///
   /// - Parameter actionCreator: The function to call, synchronously, on the calling thread.
+  /// - Complexity: The action creator, plus ``dispatch(_:)-(Action)``.
   public func dispatch(_ actionCreator: ActionCreator) {
     core.reduction.checkNotReducing(.dispatchActionCreator)
     if let action = actionCreator(state, self) {

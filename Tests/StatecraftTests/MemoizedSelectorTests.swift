@@ -92,6 +92,44 @@ import Testing
       })
     #expect(warnings.elements.isEmpty)
   }
+
+  @Test func computedOncePerRoundHoweverManySubscribersUseIt() {
+    let store = Store(reducer: Self.reducer, state: Catalog())
+    let visible = Self.visibleFilms()
+    let evaluations = Log<Int>()
+    let counted = createSelector({ (catalog: Catalog) -> Int in
+      evaluations.append(catalog.unrelated)
+      return catalog.unrelated
+    }) { $0 }
+    let recorders = (0..<50).map { _ in RecordingSubscriber<Int>() }
+    for recorder in recorders { store.subscribe(recorder) { $0.select(counted) } }
+    let before = evaluations.elements.count  // one per subscription's first delivery
+    store.dispatch(CatalogAction.touch)
+    #expect(evaluations.elements.count == before + 1)  // one input read for 50 subscribers
+    #expect(recorders.allSatisfy { $0.values == [0, 1] })
+    #expect(visible.recomputations == 0)
+  }
+
+  @Test func aRoundOfAnotherStoreInsideASubscriberDoesNotLendItsValue() {
+    // A subscriber of `first` dispatches to `second` on the main queue; `second`'s round, which
+    // uses the same selector, runs inside `first`'s. The later subscribers of `first` must still
+    // get `first`'s value.
+    let first = Store(reducer: Self.reducer, state: Catalog())
+    let second = Store(reducer: Self.reducer, state: Catalog())
+    let visible = Self.visibleFilms()
+    let trigger = Recorder<[String]>()
+    let later = Recorder<[String]>()
+    let onSecond = Recorder<[String]>()
+    first.subscribe(trigger) { $0.select(visible) }
+    second.subscribe(onSecond) { $0.select(visible) }
+    first.subscribe(later) { $0.select(visible) }
+    trigger.onNewState = { films in
+      if films == ["Return of the Jedi"] { second.dispatch(CatalogAction.setPrefix("At")) }
+    }
+    first.dispatch(CatalogAction.setPrefix("R"))
+    #expect(onSecond.values.last == ["Attack of the Clones"])
+    #expect(later.values.last == ["Return of the Jedi"])
+  }
 }
 
 private struct Opaque: Sendable {
@@ -110,4 +148,5 @@ private struct UUIDLike: Equatable, Sendable {
         return counter
       })
   }
+
 }

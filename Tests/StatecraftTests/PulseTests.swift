@@ -92,4 +92,14 @@ import Testing
     #expect(pulse.latest == 99)
     #expect(pulse.latestID == 100)
   }
+
+  @Test func theSequenceSubscribesWhenIterationStarts() async {
+    let store = Store(reducer: Self.reducer, state: Screen())
+    let alerts = store.pulses(\.alert)
+    store.dispatch(ScreenAction.alert("before iterating"))
+    var iterator = alerts.makeAsyncIterator()
+    store.dispatch(ScreenAction.alert("after"))
+    #expect(await iterator.next() == "after")
+  }
+
 }

@@ -66,6 +66,25 @@ func subscriberBenchmarks() {
     }
   }
 
+  Benchmark("c: 1,000 closure subscriptions (tokens), every one notified", configuration: .kilo) {
+    benchmark in
+    await onMainActor(benchmark) { benchmark in
+      let store = fieldsStore()
+      let received = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+      received.initialize(to: 0)
+      defer { received.deallocate() }
+      let tokens = (0..<1_000).map { _ in
+        store.subscribe({ $0.select(\.version) }, receive: { _ in received.pointee &+= 1 })
+      }
+      benchmark.startMeasurement()
+      for iteration in benchmark.scaledIterations {
+        store.dispatch(SetField(index: iteration % 1_000))
+      }
+      benchmark.stopMeasurement()
+      require(received.pointee == 1_000 * (1 + benchmark.scaledIterations.count))
+      blackHole(tokens)
+    }
+  }
   for standing in [0, 10_000] {
     Benchmark(
       "e: subscribe + unsubscribe with \(standing) standing subscribers", configuration: .kilo

@@ -143,6 +143,7 @@ final class MainLoop<State: Sendable> {
 
   /// Delivers the state a new subscription starts from, as a round of its own unless one runs.
   func deliverFirst(_ core: StoreCore<State>, to entry: SubscriptionEntry<State>, _ state: State) {
+    _ = DeliveryPass.begin()  // the state may be newer than the running round's
     guard !_isRunning else {
       entry.deliverInitial(state)  // part of the running round; its dispatches queue there
       return
@@ -187,9 +188,13 @@ final class MainLoop<State: Sendable> {
     guard version > _rounds.pointer.pointee.deliveredVersion else { return true }
     _rounds.pointer.pointee.deliveredVersion = version
     let entries = core.registry.withLock { $0.entries }
+    let pass = DeliveryPass.begin()
     // An index loop, not a closure: a closure here gets a run-time isolation check per round.
-    for index in entries.indices where !entries[index].deliver(state, version: version) {
-      core.remove(entries[index])  // the subscriber was found deallocated
+    for index in entries.indices {
+      DeliveryPass.resume(pass)
+      if !entries[index].deliver(state, version: version) {
+        core.remove(entries[index])  // the subscriber was found deallocated
+      }
     }
     return true
   }
@@ -202,5 +207,33 @@ extension MainLoop.Work {
     case .action(let action): action
     case .batch(let actions): actions[0]
     }
+  }
+}
+
+/// Numbers the delivery passes on the main queue, across stores: every subscription a pass
+/// reaches receives the same state, so a value derived from it once serves the whole pass
+/// (`MemoizedSelector`).
+///
+/// Touched only on the main queue. A round sets the number again before each subscription, so
+/// a round of another store that runs inside a subscriber leaves no number of its own behind.
+@usableFromInline
+enum DeliveryPass {
+  @usableFromInline static let _counter = Slot<(next: UInt64, current: UInt64)>((1, 0))
+
+  @inlinable
+  static var current: UInt64 { _counter.pointer.pointee.current }
+
+  /// Starts a pass and returns its number.
+  @inlinable
+  static func begin() -> UInt64 {
+    let pass = _counter.pointer.pointee.next
+    _counter.pointer.pointee = (pass &+ 1, pass)
+    return pass
+  }
+
+  /// Makes `pass` the current one again.
+  @inlinable
+  static func resume(_ pass: UInt64) {
+    _counter.pointer.pointee.current = pass
   }
 }

@@ -22,6 +22,9 @@
 public final class MemoizedSelector<State, Output: Sendable>: Sendable {
   private let evaluate: @Sendable (State) -> Output
   private let counter: Locked<Int>
+  /// The value computed in the last delivery pass, and that pass; touched only on the main
+  /// queue, by subscription steps.
+  @usableFromInline let _inPass = Slot<(pass: UInt64, output: Output)?>(nil)
 
   init(_ evaluate: @escaping @Sendable (State, _ recomputed: @Sendable () -> Void) -> Output) {
     let counter = Locked(0)
@@ -33,8 +36,25 @@ public final class MemoizedSelector<State, Output: Sendable>: Sendable {
   ///
   /// - Parameter state: A state of the store.
   /// - Returns: The cached value if the inputs did not change, else a newly computed one.
+  /// - Complexity: The inputs, read and compared; plus the derived value's computation when an
+  ///   input changed.
   public func callAsFunction(_ state: State) -> Output {
     evaluate(state)
+  }
+
+  /// The derived value for the state being delivered on the main queue, computed once per
+  /// delivery pass for all the subscribers that select it.
+  ///
+  /// Every subscription of a pass receives the same state, so the value computed for the first
+  /// is the value for all: a hit costs a comparison of two integers, not a lock and the inputs'
+  /// comparison.
+  @inlinable
+  func _valueInPass(_ state: State) -> Output {
+    let pass = DeliveryPass.current
+    if let cached = _inPass.pointer.pointee, cached.pass == pass { return cached.output }
+    let output = self(state)
+    _inPass.pointer.pointee = (pass, output)
+    return output
   }
 
   /// How many times the derived value was computed; for tests and benchmarks.
@@ -176,9 +196,11 @@ extension Subscription {
   ///
   /// - Parameter selector: The selector.
   /// - Returns: A subscription that delivers the derived value.
+  /// - Complexity: In a notification round, the selector runs once for all the subscriptions that
+  ///   select it; each other subscription compares two integers.
   @inlinable public func select<Output>(_ selector: MemoizedSelector<State, Output>)
     -> Subscription<Output>
   {
-    select { selector($0) }
+    select { selector._valueInPass($0) }
   }
 }

@@ -97,8 +97,10 @@ extension Store {
   /// The events of a ``Pulse`` as an asynchronous sequence: each event once, in order; none is
   /// dropped, however slow the consumer.
   ///
-  /// Called on the main actor, the sequence has every event emitted after the call; called
-  /// elsewhere, every event emitted after it subscribes on the main actor, shortly after.
+  /// Like ``states(_:)-(KeyPath<State,Value>Sendable)``, the sequence subscribes when iteration
+  /// starts, on the main actor (at once when iteration starts there), and has every event
+  /// emitted from then on; each iteration subscribes anew. It ends when the iterating task is
+  /// cancelled or the store is released.
   ///
   /// ```swift
   /// for await message in mainStore.pulses(\.alert) { showAlert(message) }
@@ -106,21 +108,12 @@ extension Store {
   ///
   /// - Parameter keyPath: The pulse in the state.
   /// - Returns: The sequence of event values.
+  /// - Complexity: O(1); each iteration adds one subscription.
   public func pulses<Value: Sendable>(_ keyPath: KeyPath<State, Pulse<Value>> & Sendable)
-    -> AsyncStream<Value>
+    -> StoreStates<Value>
   {
-    let (stream, continuation) = AsyncStream.makeStream(
-      of: Value.self, bufferingPolicy: .unbounded)
-    let holder = TokenHolder()
-    continuation.onTermination = { _ in holder.cancel() }
-    let finisher = StreamFinisher(continuation)
-    MainQueue.onMainActor { [weak self] in
-      guard let self else {
-        continuation.finish()
-        return
-      }
-      holder.hold(self.subscribe({ $0.pulses(keyPath) }, receive: { finisher.yield($0.value) }))
+    subscriptionStream(bufferingPolicy: .unbounded) { store, finisher in
+      store.subscribe({ $0.pulses(keyPath) }, receive: { finisher.yield($0.value) })
     }
-    return stream
   }
 }

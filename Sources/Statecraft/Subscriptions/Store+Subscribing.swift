@@ -8,6 +8,7 @@ extension Store {
   /// are skipped.
   ///
   /// - Parameter subscriber: The object to notify. The store holds it weakly.
+  /// - Complexity: O(1) amortized, plus the cost of delivering the first value.
   @MainActor
   @inlinable
   public func subscribe<Subscriber: StoreSubscriber>(_ subscriber: Subscriber)
@@ -60,6 +61,7 @@ extension Store {
   /// - Parameters:
   ///   - subscriber: The object to notify. The store holds it weakly.
   ///   - transform: Builds the subscription from one of the whole state.
+  /// - Complexity: O(1) amortized, plus the cost of delivering the first value.
   @MainActor
   @inlinable
   public func subscribe<SelectedState: Equatable, Subscriber: StoreSubscriber>(
@@ -109,6 +111,7 @@ extension Store {
   ///   - receive: Called on the main actor with the current selection at once, then with each
   ///     committed state's selection that passes the filters.
   /// - Returns: The token that keeps the subscription alive.
+  /// - Complexity: O(1) amortized, plus the cost of delivering the first value.
   @MainActor
   @inlinable
   public func subscribe<SelectedState>(
@@ -134,6 +137,7 @@ extension Store {
   ///   - receive: Called on the main actor with the current selection at once, then with each
   ///     committed state's selection that passes the filters.
   /// - Returns: The token that keeps the subscription alive.
+  /// - Complexity: O(1) amortized, plus the cost of delivering the first value.
   @MainActor
   @inlinable
   public func subscribe<SelectedState: Equatable>(

@@ -41,6 +41,7 @@ public struct Subscription<State> {
   ///
   /// - Parameter selector: A function from this step's value to the part the subscriber wants.
   /// - Returns: A subscription that delivers the selected part.
+  /// - Complexity: O(1) to build; the selector runs once per delivered state.
   @inlinable public func select<Substate>(
     _ selector: @escaping (State) -> Substate
   ) -> Subscription<Substate> {
@@ -68,6 +69,7 @@ public struct Subscription<State> {
   ///
   /// - Parameter keyPath: The key path of the part the subscriber wants.
   /// - Returns: A subscription that delivers the selected part.
+  /// - Complexity: O(1) to build; the key path is applied once per delivered state.
   @_disfavoredOverload
   @inlinable public func select<Substate>(_ keyPath: KeyPath<State, Substate>) -> Subscription<
     Substate
@@ -92,6 +94,7 @@ public struct Subscription<State> {
   ///
   /// - Parameter predicate: Called with the previous value this step saw and the new one.
   /// - Returns: A subscription that delivers the values the predicate does not skip.
+  /// - Complexity: O(1) to build; the predicate runs once per value this step sees.
   @inlinable public func skip(when predicate: @escaping (_ old: State, _ new: State) -> Bool)
     -> Subscription<State>
   {
@@ -124,6 +127,7 @@ extension Subscription where State: Equatable {
   /// every subscription whose selected value is `Equatable`.
   ///
   /// - Returns: A subscription that delivers only changed values.
+  /// - Complexity: O(1) to build; one `==` per value this step sees.
   @inlinable public func skipRepeats() -> Subscription<State> {
     skip(when: { $0 == $1 })
   }

@@ -77,6 +77,10 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
 struct Registry<State: Sendable> {
   @usableFromInline private(set) var entries: [SubscriptionEntry<State>] = []
   private var byOwner: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
+  /// Closure subscriptions, by their status: a token names its subscription by the status it
+  /// holds strongly, because a weak reference to the entry would put every retain and release of
+  /// it in the notification loop on the runtime's slow path.
+  private var byStatus: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
   private var inactiveCount = 0
 
   var activeCount: Int { entries.count - inactiveCount }
@@ -92,6 +96,8 @@ struct Registry<State: Sendable> {
     if let owner = entry.owner {
       replaced = byOwner.updateValue(entry, forKey: owner)
       if let replaced { deactivate(replaced) }
+    } else {
+      byStatus[ObjectIdentifier(entry.status)] = entry
     }
     entries.append(entry)
     return replaced
@@ -105,12 +111,22 @@ struct Registry<State: Sendable> {
     return deactivate(entry)
   }
 
+  /// Removes the closure subscription whose status is `status`.
+  ///
+  /// Returns whether there was one.
+  mutating func remove(status: SubscriptionStatus) -> Bool {
+    guard let entry = byStatus.removeValue(forKey: ObjectIdentifier(status)) else { return false }
+    return deactivate(entry)
+  }
+
   /// Removes `entry`, which is either still active (cancelled) or was found gone.
   ///
   /// Returns whether it was still registered.
   mutating func remove(_ entry: SubscriptionEntry<State>) -> Bool {
-    if let owner = entry.owner, byOwner[owner] === entry {
-      byOwner[owner] = nil
+    if let owner = entry.owner {
+      if byOwner[owner] === entry { byOwner[owner] = nil }
+    } else {
+      byStatus[ObjectIdentifier(entry.status)] = nil
     }
     return deactivate(entry)
   }

@@ -67,17 +67,23 @@ extension StoreCore {
   func registerToken(
     _ relay: SubscriptionRelay<State>, status: SubscriptionStatus
   ) -> SubscriptionToken {
-    let entry = add(relay, status: status, owner: nil)
-    // Weak: the registry alone owns the entry, so releasing the store releases the closure,
-    // which lets a stream built on it finish.
-    return SubscriptionToken { [weak self, weak entry] in
-      if let self, let entry { remove(entry) }
+    add(relay, status: status, owner: nil)
+    // The registry alone owns the entry, so releasing the store releases the closure, which
+    // lets a stream built on it finish. The token names the entry by its status.
+    return SubscriptionToken { [weak self] in
+      self?.removeSubscription(status: status)
     }
   }
 
   func removeSubscription(of owner: ObjectIdentifier) {
     reduction.checkNotReducing(.method("unsubscribe"))
     if registry.withLock({ $0.remove(owner: owner) }) {
+      subscriptionCount.subtract(1, ordering: .relaxed)
+    }
+  }
+
+  func removeSubscription(status: SubscriptionStatus) {
+    if registry.withLock({ $0.remove(status: status) }) {
       subscriptionCount.subtract(1, ordering: .relaxed)
     }
   }

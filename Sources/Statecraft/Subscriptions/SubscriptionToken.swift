@@ -30,6 +30,7 @@ public final class SubscriptionToken: Sendable {
   ///
   /// The closure is not called again, even later in a notification round that is running. Calling
   /// it again does nothing.
+  /// - Complexity: O(1) amortized.
   public func cancel() {
     guard !isCancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
     onCancel()

@@ -16,6 +16,8 @@ extension Store {
   ///
   /// - Parameter thunk: The thunk to run.
   /// - Returns: The running thunk: await its value, or cancel it.
+  /// - Complexity: O(1) plus the body when it does not `await`; an `async` body runs in a new
+  ///   task.
   @discardableResult
   public func dispatch(_ thunk: Thunk<State>) -> ThunkTask<Void> {
     thunks.run(thunk, on: core, parent: nil)
@@ -30,6 +32,7 @@ extension Store {
   ///
   /// - Parameter thunk: The thunk to run.
   /// - Returns: The running thunk: await its value, or cancel it.
+  /// - Complexity: O(1) plus one dispatch of the `pending` action; the body runs in a new task.
   @discardableResult
   public func dispatch<Value>(_ thunk: AsyncThunk<State, Value>) -> ThunkTask<Value> {
     thunks.run(thunk, on: core, parent: nil)
@@ -40,6 +43,7 @@ extension Store {
   /// Actions those thunks dispatch from now on are dropped.
   ///
   /// - Parameter id: The identifier the thunks were created with.
+  /// - Complexity: O(r) for r running thunks.
   public func cancelThunks(id: ThunkID) {
     thunks.cancel(id: id)
   }
@@ -108,6 +112,7 @@ extension Store {
   ///   - cancelsInFlight: Whether starting cancels running thunks with the same `id`.
   /// - Returns: The running iteration: await it to know every action was dispatched, or cancel
   ///   it to stop; no action is dispatched after it is cancelled.
+  /// - Complexity: O(1); the sequence is iterated in a new task.
   @discardableResult
   public func dispatch<Actions: AsyncSequence & Sendable>(
     _ actions: Actions, id: ThunkID? = nil, cancelsInFlight: Bool = false

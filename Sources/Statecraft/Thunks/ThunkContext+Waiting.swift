@@ -20,6 +20,8 @@ extension ThunkContext {
   /// - Returns: The action.
   /// - Throws: `CancellationError` if the thunk is cancelled, ``ThunkTimeoutError`` if the
   ///   timeout passes.
+  /// - Complexity: O(1) to start waiting; the predicate runs once per reduced action until it
+  ///   accepts one.
   public func take<Wanted: Action>(
     _ type: Wanted.Type,
     where predicate: @escaping @Sendable (Wanted) -> Bool = { _ in true },
@@ -41,6 +43,8 @@ extension ThunkContext {
   /// - Returns: The action.
   /// - Throws: `CancellationError` if the thunk is cancelled, ``ThunkTimeoutError`` if the
   ///   timeout passes.
+  /// - Complexity: O(1) to start waiting; the predicate runs once per reduced action until it
+  ///   accepts one.
   public func take(
     where predicate: @escaping @Sendable (any Action) -> Bool,
     timeout: Duration? = nil
@@ -68,6 +72,8 @@ extension ThunkContext {
   ///   - timeout: How long to wait at most; `nil` waits until cancelled.
   /// - Throws: `CancellationError` if the thunk is cancelled or the store is gone,
   ///   ``ThunkTimeoutError`` if the timeout passes.
+  /// - Complexity: One predicate call per reduced action, each on a committed state, until it
+  ///   holds.
   public func condition(
     _ predicate: @escaping @Sendable (State) -> Bool,
     timeout: Duration? = nil
