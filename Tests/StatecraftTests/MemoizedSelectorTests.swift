@@ -97,10 +97,11 @@ import Testing
     let store = Store(reducer: Self.reducer, state: Catalog())
     let visible = Self.visibleFilms()
     let evaluations = Log<Int>()
-    let counted = createSelector({ (catalog: Catalog) -> Int in
+    let readUnrelated: @Sendable (Catalog) -> Int = { catalog in
       evaluations.append(catalog.unrelated)
       return catalog.unrelated
-    }) { $0 }
+    }
+    let counted = createSelector(readUnrelated) { $0 }
     let recorders = (0..<50).map { _ in RecordingSubscriber<Int>() }
     for recorder in recorders { store.subscribe(recorder) { $0.select(counted) } }
     let before = evaluations.elements.count  // one per subscription's first delivery
