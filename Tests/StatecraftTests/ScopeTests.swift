@@ -83,4 +83,47 @@ import Testing
     root.dispatch(ProfileAction.save)  // nothing left to notify
     #expect(root.state.profile.saves == 1)
   }
+
+  @Test func aScopeKeptOnlyByItsSubscribersKeepsDelivering() {
+    // As in viewDidLoad: the scope is a local, the view controller is the subscriber.
+    let root = Store(reducer: Self.reducer, state: App())
+    let recorder = RecordingSubscriber<String>()
+    do {
+      let profile = root.scope(\.profile)
+      profile.subscribe(recorder) { $0.select(\.name) }
+    }
+    root.dispatch(ProfileAction.rename("Leia"))
+    root.dispatch(ProfileAction.rename("Han"))
+    #expect(recorder.values == ["", "Leia", "Han"])
+  }
+
+  @Test func aScopeWithoutSubscribersIsReleased() {
+    let root = Store(reducer: Self.reducer, state: App())
+    let recorder = RecordingSubscriber<String>()
+    weak var weakScope: Store<Profile>?
+    do {
+      let profile = root.scope(\.profile)
+      profile.subscribe(recorder) { $0.select(\.name) }
+      profile.unsubscribe(recorder)
+      weakScope = profile
+    }
+    #expect(weakScope == nil)
+    root.dispatch(ProfileAction.rename("Leia"))
+    #expect(recorder.values == [""])
+  }
+
+  @Test func aRootWithASubscribedScopeIsStillReleased() {
+    let recorder = RecordingSubscriber<String>()
+    weak var weakRoot: Store<App>?
+    weak var weakScope: Store<Profile>?
+    do {
+      let root = Store(reducer: Self.reducer, state: App())
+      let profile = root.scope(\.profile)
+      profile.subscribe(recorder) { $0.select(\.name) }
+      weakRoot = root
+      weakScope = profile
+    }
+    #expect(weakRoot == nil)
+    #expect(weakScope == nil)
+  }
 }

@@ -26,6 +26,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @usableFromInline let registry: Locked<Registry<State>>
   /// How many subscriptions stand; a commit skips notification while it is zero.
   @usableFromInline let subscriptionCount = Atomic<Int>(0)
+  /// Told when `subscriptionCount` crosses zero (scopes stay alive while they have subscribers).
+  let _occupancyObserver = Locked<(@Sendable () -> Void)?>(nil)
   /// The thread running `batch`, or 0; a round elsewhere waits for the batch's end.
   @usableFromInline let _batchThread = Atomic<UInt>(0)
   @usableFromInline let reentrantDispatchLimit: Int

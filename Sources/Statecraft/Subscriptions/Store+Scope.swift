@@ -33,14 +33,17 @@ extension Store {
     _ keyPath: KeyPath<State, Slice> & Sendable
   ) -> Store<Slice> {
     let holder = TokenHolder()
-    let forward: Middleware<Slice> = { [self] _, _ in
+    // Weak: this store keeps the scope alive while the scope has subscribers (ScopeAnchor).
+    let root = WeakCore(core)
+    let forward: Middleware<Slice> = { _, _ in
       { next in
         { action in
           _ = holder  // the scope keeps its subscription to this store alive
           if action is SliceReplacement<Slice> {
             next(action)
           } else {
-            self.dispatchFromScope(action)
+            // Thunks dispatched to the scope run here.
+            root.core?.dispatchFromMiddleware(action)
           }
         }
       }
@@ -53,16 +56,56 @@ extension Store {
       middleware: [forward],
       automaticallySkipsRepeats: core.automaticallySkipsRepeats
     )
+    let anchor = ScopeAnchor(scoped)
+    scoped.core.observeOccupancy { [weak anchor] in anchor?.update() }
     let token = subscribe(
       { $0.select(keyPath) },
-      receive: { [weak scoped] slice in scoped?.dispatch(SliceReplacement(slice: slice)) })
+      receive: { slice in anchor.scope?.dispatch(SliceReplacement(slice: slice)) })
     holder.hold(token)
     return scoped
   }
+}
 
-  /// Sends an action dispatched to a scope on to this store; thunks run here.
-  private func dispatchFromScope(_ action: any Action) {
-    core.dispatchFromMiddleware(action)
+/// A weak reference to a store's engine that closures can share.
+private final class WeakCore<State: Sendable>: Sendable {
+  weak let core: StoreCore<State>?
+
+  init(_ core: StoreCore<State>) {
+    self.core = core
+  }
+}
+
+/// How this store's subscription reaches a scope: strongly while the scope has subscribers, so
+/// that a scope kept only by its subscribers (a local in `viewDidLoad`) keeps delivering, and
+/// weakly otherwise, so that an unused scope is released and ends the subscription.
+private final class ScopeAnchor<Slice: Sendable>: Sendable {
+  private struct References {
+    weak var weak: Store<Slice>?
+    var strong: Store<Slice>?
+  }
+
+  private let references: Locked<References>
+
+  init(_ scope: Store<Slice>) {
+    references = Locked(References(weak: scope, strong: nil))
+  }
+
+  var scope: Store<Slice>? {
+    references.withLock { $0.strong ?? $0.weak }
+  }
+
+  /// Holds the scope strongly if it has subscribers now, else weakly.
+  ///
+  /// Called after each change of the scope's subscription count through zero; reads the count
+  /// itself, so calls that race each other still end with the right reference.
+  func update() {
+    let released = references.withLock { references -> Store<Slice>? in
+      guard let scope = references.strong ?? references.weak else { return nil }
+      let isSubscribed = scope.core.subscriptionCount.load(ordering: .sequentiallyConsistent) > 0
+      defer { references.strong = isSubscribed ? scope : nil }
+      return isSubscribed ? nil : references.strong
+    }
+    withExtendedLifetime(released) {}  // a released scope deinitializes outside the lock
   }
 }
 

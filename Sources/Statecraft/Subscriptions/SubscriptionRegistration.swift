@@ -50,12 +50,12 @@ extension StoreCore {
     _ relay: SubscriptionRelay<State>, status: SubscriptionStatus, owner: ObjectIdentifier?
   ) -> SubscriptionEntry<State> {
     reduction.checkNotReducing(.method("subscribe"))
-    subscriptionCount.add(1, ordering: .sequentiallyConsistent)
+    countSubscriptions(by: 1)
     guard let (state, version) = reduction.snapshot else { Misuse.noState() }
     let entry = SubscriptionEntry<State>(
       owner: owner, status: status, startVersion: version, receive: relay.downstream)
     if registry.withLock({ $0.add(entry) }) != nil {
-      subscriptionCount.subtract(1, ordering: .relaxed)
+      countSubscriptions(by: -1)
     }
     mainLoop.deliverFirst(self, to: entry, state)
     return entry
@@ -78,20 +78,32 @@ extension StoreCore {
   func removeSubscription(of owner: ObjectIdentifier) {
     reduction.checkNotReducing(.method("unsubscribe"))
     if registry.withLock({ $0.remove(owner: owner) }) {
-      subscriptionCount.subtract(1, ordering: .relaxed)
+      countSubscriptions(by: -1)
     }
   }
 
   func removeSubscription(status: SubscriptionStatus) {
     if registry.withLock({ $0.remove(status: status) }) {
-      subscriptionCount.subtract(1, ordering: .relaxed)
+      countSubscriptions(by: -1)
     }
   }
 
   @usableFromInline
   func remove(_ entry: SubscriptionEntry<State>) {
     if registry.withLock({ $0.remove(entry) }) {
-      subscriptionCount.subtract(1, ordering: .relaxed)
+      countSubscriptions(by: -1)
     }
+  }
+
+  /// Changes the subscription count and tells the occupancy observer when it crosses zero.
+  private func countSubscriptions(by delta: Int) {
+    let old = subscriptionCount.add(delta, ordering: .sequentiallyConsistent).oldValue
+    guard (old == 0) != (old + delta == 0) else { return }
+    _occupancyObserver.withLock { $0 }?()
+  }
+
+  /// Calls `observer` each time the number of subscriptions goes from zero to one or back.
+  func observeOccupancy(_ observer: @escaping @Sendable () -> Void) {
+    _occupancyObserver.withLock { $0 = observer }
   }
 }
