@@ -21,6 +21,9 @@ extension Store {
   /// repeats, so a dispatch that does not change the slice costs one comparison, however many
   /// subscribers the scope has.
   ///
+  /// The scope lives as long as it has subscribers or you hold it, so a local variable in
+  /// `viewDidLoad` is enough; it holds this store weakly.
+  ///
   /// > Important: The scope's ``state`` is the slice as last delivered on the main queue: after
   /// > a dispatch from another thread it catches up when the main queue delivers. Read this
   /// > store's `state` for the committed value.
