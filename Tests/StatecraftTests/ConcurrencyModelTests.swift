@@ -178,13 +178,9 @@ import Testing
     let store = makeStore()
     let recorder = Recorder<Int>()
     store.subscribe(recorder) { $0.select(\.count) }
-    // This test holds the main queue while another thread commits 1,000 states.
-    let done = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
+    onAnotherThreadWhileHoldingTheMainQueue {
       for _ in 0..<1_000 { store.dispatch(Increment()) }
-      done.signal()
     }
-    done.wait()
     await waitUntil { recorder.values.count == 2 }
     #expect(recorder.values == [0, 1_000])
   }
@@ -194,14 +190,11 @@ import Testing
     let store = makeStore()
     let recorder = Recorder<Int>()
     store.subscribe(recorder) { $0.select(\.count) }
-    let done = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
+    onAnotherThreadWhileHoldingTheMainQueue {
       store.dispatch(Increment())  // 1, superseded before the main queue gets to it
       store.dispatch(Add(amount: -1))  // back to 0, the value last delivered
       store.dispatch(SetLabel(label: "changed"))
-      done.signal()
     }
-    done.wait()
     store.dispatch(SetLabel(label: "on main"))  // a round, synchronously (C7)
     #expect(recorder.values == [0])
   }
@@ -247,13 +240,10 @@ import Testing
     let store = makeStore()
     let recorder = Recorder<Int>()
     store.subscribe(recorder) { $0.select(\.count) }
-    // Committed on another thread; its round waits for the main queue, which this test holds.
-    let done = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
+    // Its round waits for the main queue, which this test holds.
+    onAnotherThreadWhileHoldingTheMainQueue {
       store.dispatch(Add(amount: 10))
-      done.signal()
     }
-    done.wait()
     store.dispatch(Increment())
     #expect(recorder.values == [0, 11])
   }
@@ -444,13 +434,9 @@ import Testing
     let store = makeLargeStore(count: 1_000_000, copies: copies)
     let recorder = Recorder<Int>()
     store.subscribe(recorder) { $0.select { $0[0] } }
-    // This test holds the main queue while another thread changes 2,000 elements.
-    let done = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
+    onAnotherThreadWhileHoldingTheMainQueue {
       for index in 0..<2_000 { store.dispatch(SetElement(index: index, value: index + 1)) }
-      done.signal()
     }
-    done.wait()
     #expect(copies.count.load(ordering: .relaxed) == 0)
     await waitUntil { recorder.values.count == 2 }
     #expect(recorder.values == [0, 1])

@@ -45,12 +45,7 @@ extension Store {
     _ subscriber: Subscriber,
     transform: (Subscription<State>) -> Subscription<SelectedState>
   ) where Subscriber.StoreSubscriberStateType == SelectedState {
-    let relay = SubscriptionRelay<State>()
-    var selection = transform(relay.subscription)
-    if core.automaticallySkipsRepeats, let isEqual = dynamicEquality(of: SelectedState.self) {
-      selection = selection.skipRepeats(isEqual)
-    }
-    connect(selection, from: relay, to: subscriber)
+    connect(subscriber, transform, repeats: dynamicEquality(of: SelectedState.self))
   }
 
   /// Subscribes an object to an `Equatable` selection of the state.
@@ -68,23 +63,39 @@ extension Store {
     _ subscriber: Subscriber,
     transform: (Subscription<State>) -> Subscription<SelectedState>
   ) where Subscriber.StoreSubscriberStateType == SelectedState {
+    connect(subscriber, transform, repeats: { $0 == $1 })
+  }
+
+  /// The one path of every `subscribe`: builds the subscription from `transform`, adds
+  /// skip-repeats with `repeats` when the store skips repeats automatically, and ends it in
+  /// `receive`.
+  ///
+  /// Returns the first step, which the store feeds.
+  @MainActor
+  @inlinable
+  func makeSubscription<SelectedState>(
+    _ transform: (Subscription<State>) -> Subscription<SelectedState>,
+    repeats: ((SelectedState, SelectedState) -> Bool)?,
+    receive: @escaping (SelectedState) -> Void
+  ) -> SubscriptionRelay<State> {
     let relay = SubscriptionRelay<State>()
     var selection = transform(relay.subscription)
-    if core.automaticallySkipsRepeats {
-      selection = selection.skipRepeats()
+    if core.automaticallySkipsRepeats, let repeats {
+      selection = selection.skipRepeats(repeats)
     }
-    connect(selection, from: relay, to: subscriber)
+    selection.attach(receive)
+    return relay
   }
 
   @MainActor
   @inlinable
   func connect<SelectedState, Subscriber: StoreSubscriber>(
-    _ selection: Subscription<SelectedState>,
-    from relay: SubscriptionRelay<State>,
-    to subscriber: Subscriber
+    _ subscriber: Subscriber,
+    _ transform: (Subscription<State>) -> Subscription<SelectedState>,
+    repeats: ((SelectedState, SelectedState) -> Bool)?
   ) where Subscriber.StoreSubscriberStateType == SelectedState {
     let status = SubscriptionStatus()
-    selection.attach { [weak subscriber] value in
+    let relay = makeSubscription(transform, repeats: repeats) { [weak subscriber] value in
       guard let subscriber else {
         status.markGone()
         return
@@ -118,12 +129,8 @@ extension Store {
     _ transform: (Subscription<State>) -> Subscription<SelectedState>,
     receive: @escaping @MainActor (SelectedState) -> Void
   ) -> SubscriptionToken {
-    let relay = SubscriptionRelay<State>()
-    var selection = transform(relay.subscription)
-    if core.automaticallySkipsRepeats, let isEqual = dynamicEquality(of: SelectedState.self) {
-      selection = selection.skipRepeats(isEqual)
-    }
-    selection.attach { receive($0) }
+    let relay = makeSubscription(
+      transform, repeats: dynamicEquality(of: SelectedState.self), receive: { receive($0) })
     return core.registerToken(relay, status: SubscriptionStatus())
   }
 
@@ -144,12 +151,7 @@ extension Store {
     _ transform: (Subscription<State>) -> Subscription<SelectedState>,
     receive: @escaping @MainActor (SelectedState) -> Void
   ) -> SubscriptionToken {
-    let relay = SubscriptionRelay<State>()
-    var selection = transform(relay.subscription)
-    if core.automaticallySkipsRepeats {
-      selection = selection.skipRepeats()
-    }
-    selection.attach { receive($0) }
+    let relay = makeSubscription(transform, repeats: { $0 == $1 }, receive: { receive($0) })
     return core.registerToken(relay, status: SubscriptionStatus())
   }
 

@@ -140,3 +140,15 @@ func endsWithin(
     }
   }
 }
+
+/// Runs `body` on another thread and waits for it without yielding the main queue, so that every
+/// state it commits waits for the same round (C5, C13).
+@MainActor
+func onAnotherThreadWhileHoldingTheMainQueue(_ body: @escaping @Sendable () -> Void) {
+  let done = DispatchSemaphore(value: 0)
+  DispatchQueue.global().async {
+    body()
+    done.signal()
+  }
+  done.wait()
+}
