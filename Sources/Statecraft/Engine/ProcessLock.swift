@@ -6,10 +6,10 @@ import Synchronization
 /// Only stores with middleware take it: without middleware nothing can dispatch re-entrantly on
 /// the dispatching thread, so the state lock alone orders reductions.
 ///
-/// `@unchecked Sendable`: `_pending` is read and written only by the thread recorded in
-/// `_owner`, which holds `_lock` for the whole time it is recorded there.
+/// `_pending` is read and written only by the thread recorded in `_owner`, which holds `_lock`
+/// for the whole time it is recorded there.
 @usableFromInline
-final class ProcessLock: @unchecked Sendable {
+final class ProcessLock: Sendable {
   @usableFromInline let _lock = Lock()
   /// The thread that holds `_lock`, or 0.
   @usableFromInline let _owner = Atomic<UInt>(0)

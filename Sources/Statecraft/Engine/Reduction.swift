@@ -6,18 +6,18 @@ import Synchronization
 /// hold it strongly: a middleware that keeps `next` after the store is gone then reduces into
 /// this orphan, which no one reads, instead of every dispatch paying for a weak reference.
 ///
-/// `@unchecked Sendable`: the committed state is behind the state lock, and `reducingAction`
-/// is touched only by the thread recorded in `reducingThread`, inside that lock.
+/// The committed state is behind the state lock; `_reducingAction` is touched only by the thread
+/// recorded in `_reducingThread`, inside that lock.
 @usableFromInline
-final class Reduction<State: Sendable>: @unchecked Sendable {
+final class Reduction<State: Sendable>: Sendable {
   @usableFromInline
-  enum Reduce {
+  enum Reduce: Sendable {
     case returning(Reducer<State>)
     case inPlace(InPlaceReducer<State>)
   }
 
   @usableFromInline
-  struct Committed {
+  struct Committed: Sendable {
     /// `nil` only until the init action is reduced, and while the reducer runs.
     @usableFromInline var state: State?
     /// Counts commits; a round delivers a state only if its version is newer than the last.

@@ -8,11 +8,10 @@ import Synchronization
 /// the main-queue rounds with the mark that one is due (`MainLoop`). `Docs/ConcurrencyModel.md`
 /// states the invariants; `Docs/Architecture.md` follows one action through these files.
 ///
-/// `@unchecked Sendable` because of one slot no lock guards: `_chain` is written once, at the
-/// end of `init`, before the core is shared, and only read after that. Everything else is a
-/// `let` of a `Sendable` type.
+/// One slot no lock guards: `_chain` is written once, at the end of `init`, before the core is
+/// shared, and only read after that.
 @usableFromInline
-final class StoreCore<State: Sendable>: @unchecked Sendable {
+final class StoreCore<State: Sendable>: Sendable {
   /// Sends an action a middleware dispatched somewhere other than the reducer, such as a thunk
   /// to its runner.
   ///

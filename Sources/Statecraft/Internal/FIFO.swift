@@ -42,3 +42,5 @@ struct FIFO<Element> {
     return element
   }
 }
+
+extension FIFO: Sendable where Element: Sendable {}

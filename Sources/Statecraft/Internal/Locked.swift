@@ -59,8 +59,7 @@ final class Lock: @unchecked Sendable {
 /// The value sits behind a pointer: as a stored `var` of a class, every `withLock` would also
 /// pay for a run-time exclusivity check, which the lock makes redundant.
 @usableFromInline
-final class Locked<Value>: @unchecked Sendable {
-  // @unchecked Sendable: `value` is touched only inside `withLock`, which holds `lock`.
+final class Locked<Value> {
   @usableFromInline let lock = Lock()
   @usableFromInline let value: UnsafeMutablePointer<Value>
 
@@ -80,3 +79,7 @@ final class Locked<Value>: @unchecked Sendable {
     try lock.withLock { try body(&value.pointee) }
   }
 }
+
+// Only for `Sendable` values, which the lock then hands from thread to thread. @unchecked: `value`
+// is touched only inside `withLock`, which holds `lock`.
+extension Locked: @unchecked Sendable where Value: Sendable {}

@@ -4,8 +4,7 @@
 /// dispatch path those checks cost more than the work they guard. A slot's value is reached
 /// through a pointer, which is not checked: each use states which lock or thread owns it.
 @usableFromInline
-final class Slot<Value>: @unchecked Sendable {
-  // @unchecked Sendable: every user of a slot documents the thread that owns it.
+final class Slot<Value> {
   @usableFromInline let pointer: UnsafeMutablePointer<Value>
 
   @inlinable
@@ -19,3 +18,7 @@ final class Slot<Value>: @unchecked Sendable {
     pointer.deallocate()
   }
 }
+
+// Only for `Sendable` values: a slot hands its value from thread to thread. @unchecked: every user
+// of a slot documents which lock or thread owns it at a time.
+extension Slot: @unchecked Sendable where Value: Sendable {}

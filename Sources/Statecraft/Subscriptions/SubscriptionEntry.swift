@@ -74,7 +74,7 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
 /// Removal marks the entry inactive and leaves it in `entries` until enough have piled up to
 /// compact, so subscribing and unsubscribing cost O(1) amortized however many subscriptions stand.
 @usableFromInline
-struct Registry<State: Sendable> {
+struct Registry<State: Sendable>: Sendable {
   @usableFromInline private(set) var entries: [SubscriptionEntry<State>] = []
   private var byOwner: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
   /// Closure subscriptions, by their status: a token names its subscription by the status it
