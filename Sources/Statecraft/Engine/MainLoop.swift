@@ -48,16 +48,16 @@ final class MainLoop<State: Sendable> {
 
   @usableFromInline
   var _isRunning: Bool {
-    get { _rounds.pointer.pointee.isRunning }
+    get { _rounds._pointer.pointee.isRunning }
     set {
-      _rounds.pointer.pointee.isRunning = newValue
+      _rounds._pointer.pointee.isRunning = newValue
       _isRunningMirror.store(newValue, ordering: .relaxed)
     }
   }
 
   private var batchActions: [any Action]? {
-    get { _rounds.pointer.pointee.batchActions }
-    _modify { yield &_rounds.pointer.pointee.batchActions }
+    get { _rounds._pointer.pointee.batchActions }
+    _modify { yield &_rounds._pointer.pointee.batchActions }
   }
 
   @usableFromInline
@@ -85,7 +85,7 @@ final class MainLoop<State: Sendable> {
     if batchActions != nil {
       batchActions?.append(action)
     } else {
-      _rounds.pointer.pointee.queued.append(.action(action))
+      _rounds._pointer.pointee.queued.append(.action(action))
     }
     return true
   }
@@ -103,7 +103,7 @@ final class MainLoop<State: Sendable> {
   func endBatch() {
     let actions = batchActions ?? []
     batchActions = nil
-    if !actions.isEmpty { _rounds.pointer.pointee.queued.append(.batch(actions)) }
+    if !actions.isEmpty { _rounds._pointer.pointee.queued.append(.batch(actions)) }
   }
 
   /// Whether a round runs and collects a batch: a batch inside it joins.
@@ -138,7 +138,7 @@ final class MainLoop<State: Sendable> {
     _isRunning = true
     defer { _isRunning = false }
     deliverNewest(core, ifVersion: nil)
-    if !_rounds.pointer.pointee.queued.isEmpty { runChain(core) }
+    if !_rounds._pointer.pointee.queued.isEmpty { runChain(core) }
   }
 
   /// Delivers the state a new subscription starts from, as a round of its own unless one runs.
@@ -159,9 +159,9 @@ final class MainLoop<State: Sendable> {
   @usableFromInline
   func runChain(_ core: StoreCore<State>) {
     var length = 0
-    while !_rounds.pointer.pointee.queued.isEmpty {
+    while !_rounds._pointer.pointee.queued.isEmpty {
       var version: UInt64 = 0
-      while let work = _rounds.pointer.pointee.queued.popFirst() {
+      while let work = _rounds._pointer.pointee.queued.popFirst() {
         length += 1
         if length > core.reentrantDispatchLimit {
           Misuse.runaway(work.firstAction, limit: core.reentrantDispatchLimit)
@@ -185,8 +185,8 @@ final class MainLoop<State: Sendable> {
   func deliverNewest(_ core: StoreCore<State>, ifVersion expected: UInt64?) -> Bool {
     guard let (state, version) = core.reduction.snapshot else { return true }
     if let expected, version != expected { return false }
-    guard version > _rounds.pointer.pointee.deliveredVersion else { return true }
-    _rounds.pointer.pointee.deliveredVersion = version
+    guard version > _rounds._pointer.pointee.deliveredVersion else { return true }
+    _rounds._pointer.pointee.deliveredVersion = version
     let entries = core.registry.withLock { $0.entries }
     let pass = DeliveryPass.begin()
     // An index loop, not a closure: a closure here gets a run-time isolation check per round.
@@ -221,19 +221,19 @@ enum DeliveryPass {
   @usableFromInline static let _counter = Slot<(next: UInt64, current: UInt64)>((1, 0))
 
   @inlinable
-  static var current: UInt64 { _counter.pointer.pointee.current }
+  static var current: UInt64 { _counter._pointer.pointee.current }
 
   /// Starts a pass and returns its number.
   @inlinable
   static func begin() -> UInt64 {
-    let pass = _counter.pointer.pointee.next
-    _counter.pointer.pointee = (pass &+ 1, pass)
+    let pass = _counter._pointer.pointee.next
+    _counter._pointer.pointee = (pass &+ 1, pass)
     return pass
   }
 
   /// Makes `pass` the current one again.
   @inlinable
   static func resume(_ pass: UInt64) {
-    _counter.pointer.pointee.current = pass
+    _counter._pointer.pointee.current = pass
   }
 }

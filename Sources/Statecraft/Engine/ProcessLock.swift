@@ -37,12 +37,12 @@ final class ProcessLock: Sendable {
   /// Queues an action dispatched re-entrantly by the owner.
   @inlinable
   func enqueue(_ action: any Action) {
-    _pending.pointer.pointee.append(action)
+    _pending._pointer.pointee.append(action)
   }
 
   /// Removes the next queued action; call only as the owner.
   @inlinable
   func popPending() -> (any Action)? {
-    _pending.pointer.pointee.popFirst()
+    _pending._pointer.pointee.popFirst()
   }
 }

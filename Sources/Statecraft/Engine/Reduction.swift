@@ -62,7 +62,7 @@ final class Reduction<State: Sendable>: Sendable {
   @inlinable
   func checkNotReducing(_ call: @autoclosure () -> Misuse.StoreCall) {
     if _reducingThread.load(ordering: .relaxed) == currentThreadID() {
-      Misuse.calledFromReducer(call(), reducing: _reducingAction.pointer.pointee)
+      Misuse.calledFromReducer(call(), reducing: _reducingAction._pointer.pointee)
     }
   }
 
@@ -99,7 +99,7 @@ final class Reduction<State: Sendable>: Sendable {
   @inlinable
   func commitLocked(_ committed: inout Committed, _ action: any Action, thread: UInt) -> UInt64 {
     _reducingThread.store(thread, ordering: .relaxed)
-    _reducingAction.pointer.pointee = type(of: action)
+    _reducingAction._pointer.pointee = type(of: action)
     switch _reduce {
     case .returning(let reducer):
       committed.state = reducer(action, committed.state.take())
@@ -109,7 +109,7 @@ final class Reduction<State: Sendable>: Sendable {
       committed.state = state
     }
     _reducingThread.store(0, ordering: .relaxed)
-    _reducingAction.pointer.pointee = nil
+    _reducingAction._pointer.pointee = nil
     committed.version &+= 1
     if listeners.observerCount.load(ordering: .relaxed) > 0 {
       listeners.notifyObservers(action)

@@ -61,7 +61,7 @@ final class StoreCore<State: Sendable>: Sendable {
     for middleware in middleware.reversed() {
       next = middleware(dispatch, getState)(next)
     }
-    _chain.pointer.pointee = next
+    _chain._pointer.pointee = next
   }
 
   // MARK: Reading
@@ -110,7 +110,7 @@ final class StoreCore<State: Sendable>: Sendable {
   /// Runs `action` through the chain and then every action it queued (C2, C4).
   @inlinable
   func process(_ action: any Action, thread me: UInt) {
-    guard let chain = _chain.pointer.pointee else {
+    guard let chain = _chain._pointer.pointee else {
       // Without middleware nothing can dispatch re-entrantly on this thread (a reducer may not;
       // subscribers queue on the main loop), so the state lock alone orders the reductions.
       #if DEBUG
@@ -159,7 +159,7 @@ final class StoreCore<State: Sendable>: Sendable {
   /// Reduces an action that a middleware passed on after its dispatch returned.
   @usableFromInline
   func reduceLater(_ action: any Action, thread me: UInt) {
-    guard let chain = _chain.pointer.pointee else { return }
+    guard let chain = _chain._pointer.pointee else { return }
     processLock.whileOwning(me) {
       reduction.commit(action, thread: me)
       drainPending(chain)
@@ -212,7 +212,7 @@ final class StoreCore<State: Sendable>: Sendable {
   ///
   /// Returns the version committed last.
   private func reducePending(thread me: UInt) -> UInt64 {
-    if let chain = _chain.pointer.pointee {
+    if let chain = _chain._pointer.pointee {
       drainPending(chain)
       return reduction.version
     }
@@ -240,7 +240,7 @@ final class StoreCore<State: Sendable>: Sendable {
     let me = currentThreadID()
     switch work {
     case .action(let action):
-      guard let chain = _chain.pointer.pointee else {
+      guard let chain = _chain._pointer.pointee else {
         #if DEBUG
           Misuse.checkReducible(action)
         #endif

@@ -3,41 +3,41 @@
 /// It keeps its storage when it empties. A popped element is released at once.
 @usableFromInline
 struct FIFO<Element> {
-  @usableFromInline var storage: [Element?] = []
-  @usableFromInline var head = 0
+  @usableFromInline var _storage: [Element?] = []
+  @usableFromInline var _head = 0
 
   @inlinable
   init() {}
 
   @inlinable
-  var isEmpty: Bool { head == storage.count }
+  var isEmpty: Bool { _head == _storage.count }
 
   @inlinable
-  var count: Int { storage.count - head }
+  var count: Int { _storage.count - _head }
 
   @inlinable
   mutating func append(_ element: Element) {
-    storage.append(element)
+    _storage.append(element)
   }
 
   /// Removes every element, keeping the storage.
   @inlinable
   mutating func removeAll() {
-    storage.removeAll(keepingCapacity: true)
-    head = 0
+    _storage.removeAll(keepingCapacity: true)
+    _head = 0
   }
 
   @inlinable
   mutating func popFirst() -> Element? {
-    guard head < storage.count else { return nil }
-    let element = storage[head].take()
-    head += 1
-    if head == storage.count {
-      storage.removeAll(keepingCapacity: true)
-      head = 0
-    } else if head >= 4096, head * 2 >= storage.count {
-      storage.removeFirst(head)
-      head = 0
+    guard _head < _storage.count else { return nil }
+    let element = _storage[_head].take()
+    _head += 1
+    if _head == _storage.count {
+      _storage.removeAll(keepingCapacity: true)
+      _head = 0
+    } else if _head >= 4096, _head * 2 >= _storage.count {
+      _storage.removeFirst(_head)
+      _head = 0
     }
     return element
   }

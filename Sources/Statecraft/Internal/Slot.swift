@@ -5,17 +5,17 @@
 /// through a pointer, which is not checked: each use states which lock or thread owns it.
 @usableFromInline
 final class Slot<Value> {
-  @usableFromInline let pointer: UnsafeMutablePointer<Value>
+  @usableFromInline let _pointer: UnsafeMutablePointer<Value>
 
   @inlinable
   init(_ value: Value) {
-    pointer = .allocate(capacity: 1)
-    pointer.initialize(to: value)
+    _pointer = .allocate(capacity: 1)
+    _pointer.initialize(to: value)
   }
 
   deinit {
-    pointer.deinitialize(count: 1)
-    pointer.deallocate()
+    _pointer.deinitialize(count: 1)
+    _pointer.deallocate()
   }
 }
 

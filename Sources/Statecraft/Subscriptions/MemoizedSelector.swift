@@ -51,9 +51,9 @@ public final class MemoizedSelector<State, Output: Sendable>: Sendable {
   @inlinable
   func _valueInPass(_ state: State) -> Output {
     let pass = DeliveryPass.current
-    if let cached = _inPass.pointer.pointee, cached.pass == pass { return cached.output }
+    if let cached = _inPass._pointer.pointee, cached.pass == pass { return cached.output }
     let output = self(state)
-    _inPass.pointer.pointee = (pass, output)
+    _inPass._pointer.pointee = (pass, output)
     return output
   }
 
