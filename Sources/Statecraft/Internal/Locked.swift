@@ -8,11 +8,11 @@
   import Android
 #endif
 
-/// The platform's _mutex: `os_unfair_lock` on Apple platforms, `pthread_mutex_t` elsewhere.
+/// The platform's mutex: `os_unfair_lock` on Apple platforms, `pthread_mutex_t` elsewhere.
 ///
 /// The store uses this rather than `Synchronization.Mutex` because on Linux `Mutex` locks with
 /// futexes from uninstrumented code, so ThreadSanitizer cannot see its ordering and reports
-/// every access it guards as a race. The platform _mutex is intercepted by ThreadSanitizer.
+/// every access it guards as a race. The platform mutex is intercepted by ThreadSanitizer.
 @usableFromInline
 final class Lock: @unchecked Sendable {
   // @unchecked Sendable: the pointer is set once in init and the _mutex it points to is made to
