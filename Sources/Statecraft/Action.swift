@@ -18,6 +18,7 @@ public protocol Action: Sendable {}
 /// not mention it: they return their initial state for any action when the state is `nil`.
 public struct StatecraftInit: Action {
   /// Creates the init action.
+  /// - Complexity: O(1).
   public init() {}
 }
 

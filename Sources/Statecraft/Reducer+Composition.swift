@@ -86,6 +86,7 @@ public func scopedReducer<State, Slice>(
 ///
 /// - Parameter reducer: A reducer that returns the next state.
 /// - Returns: The same reducer, changing the state in place.
+/// - Complexity: O(1) to build; each call runs `reducer` once.
 public func inPlace<State>(_ reducer: @escaping Reducer<State>) -> InPlaceReducer<State> {
   { state, action in
     state = reducer(action, consume state)

@@ -5,6 +5,8 @@ extension Store {
   /// it, and skips states that were superseded before then. Setting it does nothing. What needs
   /// every action (logging, analytics, replay) uses ``actions()`` or a middleware; an event that
   /// every subscriber must see belongs in a ``Pulse``.
+  ///
+  /// - Complexity: O(1).
   @available(
     *, deprecated,
     message: "Every store now delivers the newest state; remove this line. See Store.actions()."

@@ -58,6 +58,7 @@ public final class MemoizedSelector<State, Output: Sendable>: Sendable {
   }
 
   /// How many times the derived value was computed; for tests and benchmarks.
+  /// - Complexity: O(1).
   public var recomputations: Int {
     counter.withLock { $0 }
   }
@@ -69,6 +70,7 @@ public final class MemoizedSelector<State, Output: Sendable>: Sendable {
 ///   - input: Reads the input from the state, usually a key path.
 ///   - combine: Computes the derived value from the input.
 /// - Returns: The selector.
+/// - Complexity: O(1) to build; see ``MemoizedSelector/callAsFunction(_:)`` for each call.
 public func createSelector<State, Input: Equatable & Sendable, Output: Sendable>(
   _ input: @escaping @Sendable (State) -> Input,
   _ combine: @escaping @Sendable (Input) -> Output
@@ -83,6 +85,7 @@ public func createSelector<State, Input: Equatable & Sendable, Output: Sendable>
 ///   - second: Reads the second input.
 ///   - combine: Computes the derived value from the inputs.
 /// - Returns: The selector.
+/// - Complexity: O(1) to build; see ``MemoizedSelector/callAsFunction(_:)`` for each call.
 public func createSelector<
   State, First: Equatable & Sendable, Second: Equatable & Sendable, Output: Sendable
 >(
@@ -103,6 +106,7 @@ public func createSelector<
 ///   - third: Reads the third input.
 ///   - combine: Computes the derived value from the inputs.
 /// - Returns: The selector.
+/// - Complexity: O(1) to build; see ``MemoizedSelector/callAsFunction(_:)`` for each call.
 public func createSelector<
   State, First: Equatable & Sendable, Second: Equatable & Sendable, Third: Equatable & Sendable,
   Output: Sendable

@@ -104,6 +104,7 @@ public struct StoreStates<Value: Sendable>: AsyncSequence, Sendable {
   let makeStream: @Sendable () -> AsyncStream<Value>
 
   /// Starts a subscription and returns its iterator.
+  /// - Complexity: O(1); subscribes on the main actor.
   public func makeAsyncIterator() -> AsyncStream<Value>.Iterator {
     makeStream().makeAsyncIterator()
   }
@@ -114,6 +115,7 @@ public struct StoreActions: AsyncSequence, Sendable {
   let makeStream: @Sendable () -> AsyncStream<any Action>
 
   /// Starts observing and returns the iterator.
+  /// - Complexity: O(1); adds one observer.
   public func makeAsyncIterator() -> AsyncStream<any Action>.Iterator {
     makeStream().makeAsyncIterator()
   }

@@ -84,6 +84,7 @@ public struct Subscription<State> {
   /// - Parameter isRepeat: Returns `true` when the new value (second argument) should be
   ///   skipped because it repeats the old one (first argument).
   /// - Returns: A subscription that delivers only values that are not repeats.
+  /// - Complexity: O(1) to build; `isRepeat` runs once per value this step sees.
   @inlinable public func skipRepeats(_ isRepeat: @escaping (_ old: State, _ new: State) -> Bool)
     -> Subscription<State>
   {
@@ -113,6 +114,7 @@ public struct Subscription<State> {
   ///
   /// - Parameter predicate: Called with the previous value this step saw and the new one.
   /// - Returns: A subscription that delivers only the values the predicate accepts.
+  /// - Complexity: O(1) to build; the predicate runs once per value this step sees.
   @inlinable public func only(when predicate: @escaping (_ old: State, _ new: State) -> Bool)
     -> Subscription<State>
   {

@@ -45,6 +45,7 @@ public struct AsyncThunk<State: Sendable, Value: Sendable>: Action {
   ///   - cancelsInFlight: Whether starting this thunk cancels running thunks with the same `id`.
   ///   - body: The work, run in a new task, off the main actor unless the closure is
   ///     `@MainActor`.
+  /// - Complexity: O(1).
   public init(
     _ name: String,
     id: ThunkID? = nil,
@@ -85,6 +86,7 @@ public struct ThunkLifecycle<Value: Sendable>: Action {
   ///   - name: The name of the ``AsyncThunk``.
   ///   - requestID: A number shared by the actions of one run.
   ///   - phase: Where the thunk is in its work.
+  /// - Complexity: O(1).
   public init(name: String, requestID: UInt64, phase: Phase) {
     self.name = name
     self.requestID = requestID

@@ -55,6 +55,7 @@ extension Store {
   /// ```swift
   /// mainStore.thunkEnvironment[FilmServiceKey.self] = StubFilmService()
   /// ```
+  /// - Complexity: O(1): a lock and a copy of the environment's dictionary (a reference count).
   public var thunkEnvironment: ThunkEnvironment {
     get { thunks.environment }
     set { thunks.environmentStorage.withLock { $0 = newValue } }
@@ -65,6 +66,7 @@ extension Store {
   /// An error never escapes a thunk: it is thrown from ``ThunkTask/value``, an ``AsyncThunk``
   /// dispatches it in its `rejected` lifecycle action, and it is passed here. The default
   /// prints it in debug builds; set `nil` to ignore errors.
+  /// - Complexity: O(1).
   public var thunkErrorHandler: (@Sendable (any Error) -> Void)? {
     get { thunks.errorHandler.withLock { $0 } }
     set { thunks.errorHandler.withLock { $0 = newValue } }
@@ -77,6 +79,7 @@ extension Store {
 /// catches those that were type-erased on the way, at its place in the chain.
 ///
 /// - Returns: The middleware.
+/// - Complexity: O(1) per action: one dynamic cast.
 public func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
   { dispatch, _ in
     { next in

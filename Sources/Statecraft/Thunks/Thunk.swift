@@ -51,6 +51,7 @@ public struct Thunk<State: Sendable>: Action {
   ///   - cancelsInFlight: Whether starting this thunk cancels running thunks with the same `id`.
   ///   - body: The work. `dispatch` sends actions (and thunks) to the store; `getState` reads
   ///     the committed state, or `nil` once the store is gone.
+  /// - Complexity: O(1).
   public init(
     id: ThunkID? = nil,
     cancelsInFlight: Bool = false,
@@ -71,6 +72,7 @@ public struct Thunk<State: Sendable>: Action {
   ///   - cancelsInFlight: Whether starting this thunk cancels running thunks with the same `id`.
   ///   - body: The work, run in a new task. Errors it throws go to the ``ThunkTask`` and to
   ///     ``Store/thunkErrorHandler``.
+  /// - Complexity: O(1).
   public init(
     id: ThunkID? = nil,
     cancelsInFlight: Bool = false,
@@ -91,6 +93,7 @@ public struct Thunk<State: Sendable>: Action {
   ///   - cancelsInFlight: Whether starting this thunk cancels running thunks with the same `id`.
   ///   - body: The work, run in a new task. Errors it throws go to the ``ThunkTask`` and to
   ///     ``Store/thunkErrorHandler``.
+  /// - Complexity: O(1).
   public init(
     id: ThunkID? = nil,
     cancelsInFlight: Bool = false,
@@ -115,6 +118,7 @@ public struct ThunkID: Hashable, Sendable, ExpressibleByStringLiteral {
   /// Creates an identifier from any hashable value.
   ///
   /// - Parameter base: The value that identifies the thunk.
+  /// - Complexity: O(1).
   public init(_ base: some Hashable & Sendable) {
     self.base = base
   }
@@ -122,11 +126,13 @@ public struct ThunkID: Hashable, Sendable, ExpressibleByStringLiteral {
   /// Creates an identifier from a string literal.
   ///
   /// - Parameter value: The string that identifies the thunk.
+  /// - Complexity: O(1).
   public init(stringLiteral value: String) {
     self.base = value
   }
 
   /// Whether two identifiers wrap equal values of the same type.
+  /// - Complexity: The `==` of the wrapped values.
   public static func == (lhs: ThunkID, rhs: ThunkID) -> Bool {
     AnyHashable(lhs.base) == AnyHashable(rhs.base)
   }
@@ -134,6 +140,7 @@ public struct ThunkID: Hashable, Sendable, ExpressibleByStringLiteral {
   /// Hashes the wrapped value.
   ///
   /// - Parameter hasher: The hasher to feed.
+  /// - Complexity: The hash of the wrapped value.
   public func hash(into hasher: inout Hasher) {
     AnyHashable(base).hash(into: &hasher)
   }

@@ -25,6 +25,7 @@ public struct ThunkContext<State: Sendable>: Sendable {
   ///
   /// A thunk dispatched here runs as a child of this one: awaiting this thunk's ``ThunkTask``
   /// also waits for it, and cancelling this thunk cancels it.
+  /// - Complexity: O(1) to get; each call is a ``Store/dispatch(_:)-(Action)``.
   public var dispatch: DispatchFunction {
     { [run, runner, weak core] action in
       guard !run.isCancelled, let core else { return }
@@ -33,16 +34,19 @@ public struct ThunkContext<State: Sendable>: Sendable {
   }
 
   /// Reads the committed state; `nil` once the store is gone.
+  /// - Complexity: O(1) to get; each call reads ``Store/state``.
   public var getState: GetState<State> {
     { [weak core] in core?.reduction.stateIfAny }
   }
 
   /// The committed state; `nil` once the store is gone.
+  /// - Complexity: O(1): reads ``Store/state``.
   public var state: State? {
     getState()
   }
 
   /// The values the store provides to thunks, such as services; see ``ThunkEnvironment``.
+  /// - Complexity: O(1).
   public var environment: ThunkEnvironment {
     runner.environment
   }
@@ -50,6 +54,7 @@ public struct ThunkContext<State: Sendable>: Sendable {
   /// Whether the thunk has been cancelled.
   ///
   /// Actions it dispatches from now on are dropped.
+  /// - Complexity: O(1).
   public var isCancelled: Bool {
     run.isCancelled
   }
@@ -57,6 +62,7 @@ public struct ThunkContext<State: Sendable>: Sendable {
   /// Throws `CancellationError` if the thunk has been cancelled.
   ///
   /// - Throws: `CancellationError`.
+  /// - Complexity: O(1).
   public func checkCancellation() throws {
     if run.isCancelled { throw CancellationError() }
   }

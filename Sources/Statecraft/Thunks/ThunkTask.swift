@@ -15,6 +15,7 @@ public struct ThunkTask<Value: Sendable>: Sendable {
   /// The thunk's result, once it and the thunks it dispatched have finished.
   ///
   /// - Throws: The error the thunk threw, or `CancellationError` if it was cancelled.
+  /// - Complexity: Waits for the thunk and the thunks it dispatched.
   public var value: Value {
     get async throws {
       // Cancelling the task that waits does not cancel the thunk: other code may wait too.
@@ -26,11 +27,13 @@ public struct ThunkTask<Value: Sendable>: Sendable {
   ///
   /// Actions they dispatch from now on are dropped; the thunk's own `Task` is cancelled so its
   /// `await`s can stop early.
+  /// - Complexity: O(c) for the c thunks it dispatched.
   public func cancel() {
     run.cancel()
   }
 
   /// Whether the thunk has been cancelled.
+  /// - Complexity: O(1).
   public var isCancelled: Bool {
     run.isCancelled
   }
