@@ -249,6 +249,27 @@ import Testing
   }
 
   @MainActor
+  @Test func c7DispatchOnMainNotifiesWhileAnotherThreadRunsABatchBody() {
+    // Without middleware a batch commits at once, so a round need not wait for its end.
+    let store = makeStore()
+    let recorder = Recorder<Int>()
+    store.subscribe(recorder) { $0.select(\.count) }
+    let started = DispatchSemaphore(value: 0)
+    let proceed = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      store.batch {
+        started.signal()
+        proceed.wait()
+        store.dispatch(Add(amount: 10))
+      }
+    }
+    started.wait()
+    store.dispatch(Increment())
+    #expect(recorder.values == [0, 1])
+    proceed.signal()
+  }
+
+  @MainActor
   @Test func c7DispatchOnMainAfterAnAwaitStillDeliversSynchronously() async {
     let store = makeStore()
     let recorder = Recorder<Int>()

@@ -226,8 +226,13 @@ final class StoreCore<State: Sendable>: Sendable {
     return reduction.commitAll(actions, thread: me)
   }
 
+  /// Whether another thread is in the middle of a batch whose actions commit one by one, so that
+  /// a round now could deliver a state in the middle of it.
+  ///
+  /// Only with middleware: without it a batch commits all its actions in one critical section.
   @inlinable
   var isBatchOpenOnAnotherThread: Bool {
+    guard _chain._pointer.pointee != nil else { return false }
     let thread = _batchThread.load(ordering: .acquiring)
     return thread != 0 && thread != currentThreadID()
   }
