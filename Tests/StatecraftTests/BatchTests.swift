@@ -19,14 +19,7 @@ import Testing
 
   @Test func batchesGoThroughMiddlewareInOrder() {
     let log = Log<String>()
-    let spy: Middleware<TestState> = { _, _ in
-      { next in
-        { action in
-          log.append("\(type(of: action))")
-          next(action)
-        }
-      }
-    }
+    let spy = typeLogger(log)
     let store = makeStore(middleware: [spy])
     let recorder = RecordingSubscriber<Int>()
     store.subscribe(recorder) { $0.select(\.count) }

@@ -376,14 +376,7 @@ import Testing
   @Test(arguments: [false, true])
   func c4BatchFromNewStateIsQueuedBehindAnEarlierDispatch(withMiddleware: Bool) {
     let log = Log<String>()
-    let spy: Middleware<TestState> = { _, _ in
-      { next in
-        { action in
-          log.append("\(type(of: action))")
-          next(action)
-        }
-      }
-    }
+    let spy = typeLogger(log)
     let store = makeStore(middleware: withMiddleware ? [spy] : [])
     let recorder = Recorder<TestState>()
     recorder.onNewState = { state in

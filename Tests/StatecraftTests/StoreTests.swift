@@ -20,14 +20,7 @@ import Testing
 
   @Test func storeWithStateDispatchesNoInitAction() {
     let seen = Log<String>()
-    let spy: Middleware<TestState> = { _, _ in
-      { next in
-        { action in
-          seen.append("\(type(of: action))")
-          next(action)
-        }
-      }
-    }
+    let spy = typeLogger(seen)
     let store = makeStore(middleware: [spy])
     #expect(seen.elements.isEmpty)
     #expect(store.state.count == 0)

@@ -152,3 +152,15 @@ func onAnotherThreadWhileHoldingTheMainQueue(_ body: @escaping @Sendable () -> V
   }
   done.wait()
 }
+
+/// A pass-through middleware that appends the type name of each action it sees to `log`.
+func typeLogger(_ log: Log<String>) -> Middleware<TestState> {
+  { _, _ in
+    { next in
+      { action in
+        log.append("\(type(of: action))")
+        next(action)
+      }
+    }
+  }
+}
