@@ -1,8 +1,8 @@
 /// A function that sends an action into a store.
-public typealias DispatchFunction = @Sendable (any Action) -> Void
+@preconcurrency public typealias DispatchFunction = @Sendable (any Action) -> Void
 
 /// A function that returns the store's current state, or `nil` once the store is gone.
-public typealias GetState<State> = @Sendable () -> State?
+@preconcurrency public typealias GetState<State> = @Sendable () -> State?
 
 /// A function that sits between ``Store/dispatch(_:)-(Action)`` and the reducer: ReSwift's
 /// curried middleware shape.
@@ -30,7 +30,7 @@ public typealias GetState<State> = @Sendable () -> State?
 /// > the current action, never inside it. `next` called synchronously continues the current
 /// > action. All three functions reference the store weakly: kept after the store is released,
 /// > they do nothing and `getState` returns `nil`.
-public typealias Middleware<State> =
+@preconcurrency public typealias Middleware<State> =
   @Sendable (
     _ dispatch: @escaping DispatchFunction, _ getState: @escaping GetState<State>
   ) -> (_ next: @escaping DispatchFunction) -> DispatchFunction

@@ -21,7 +21,7 @@
 /// copy the array. A named function with a borrowed parameter, like the one above, keeps the
 /// caller's reference alive while it runs; for large states declare the parameter `consuming`
 /// and unwrap it with `(consume state)!`, or use an ``InPlaceReducer``.
-public typealias Reducer<State> =
+@preconcurrency public typealias Reducer<State> =
   @Sendable (_ action: any Action, _ state: consuming State?) ->
   State
 
@@ -38,6 +38,6 @@ public typealias Reducer<State> =
 ///   state: Inventory()
 /// )
 /// ```
-public typealias InPlaceReducer<State> =
+@preconcurrency public typealias InPlaceReducer<State> =
   @Sendable (_ state: inout State, _ action: any Action) ->
   Void

@@ -42,7 +42,7 @@ public final class Store<State: Sendable>: Sendable {
   ///   - automaticallySkipsRepeats: Whether subscriptions to `Equatable` values skip values equal
   ///     to the previous one without being asked to.
   /// - Complexity: O(m) for m middleware, plus one reduction when `state` is `nil`.
-  @inlinable
+  @preconcurrency @inlinable
   public convenience init(
     reducer: @escaping Reducer<State>,
     state: State?,
@@ -69,7 +69,7 @@ public final class Store<State: Sendable>: Sendable {
   ///   - automaticallySkipsRepeats: Whether subscriptions to `Equatable` values skip values equal
   ///     to the previous one without being asked to.
   /// - Complexity: O(m) for m middleware.
-  @inlinable
+  @preconcurrency @inlinable
   public convenience init(
     reducer: @escaping InPlaceReducer<State>,
     state: State,

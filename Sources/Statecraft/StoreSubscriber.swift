@@ -3,6 +3,11 @@
 /// Subscribers are main-actor isolated: a view controller conforms as it is, with no
 /// `nonisolated` or `@preconcurrency` annotation. The store holds subscribers weakly.
 ///
+/// The isolation is `@preconcurrency`, so code written for ReSwift in the Swift 5 language mode
+/// (a plain class subscribing from an XCTest method) compiles unchanged; in the Swift 6 mode the
+/// compiler warns where such code touches a subscriber off the main actor. Whatever the mode,
+/// ``newState(state:)`` is called on the main queue only.
+///
 /// ```swift
 /// final class FilmsViewController: UIViewController, StoreSubscriber {
 ///   override func viewDidLoad() {
@@ -22,8 +27,8 @@
 /// > another call to it, with the newest committed state that passes the subscription's filters:
 /// > never an older state after a newer one. States superseded before the main queue got to them
 /// > are skipped.
-@MainActor
-public protocol StoreSubscriber: AnyObject {
+@preconcurrency @MainActor
+public protocol StoreSubscriber: AnyStoreSubscriber {
   /// The type of value the subscriber receives: the store's state or a selection of it.
   associatedtype StoreSubscriberStateType
 
@@ -35,4 +40,29 @@ public protocol StoreSubscriber: AnyObject {
   ///
   /// - Parameter state: The new (selected) state.
   func newState(state: StoreSubscriberStateType)
+}
+
+/// Any subscriber, whatever the type of value it receives: ReSwift's type for code that keeps
+/// subscribers in a collection or unsubscribes them without knowing their state type.
+///
+/// Conform to ``StoreSubscriber``, which provides `_newState(state:)`.
+@preconcurrency @MainActor
+public protocol AnyStoreSubscriber: AnyObject {
+  /// Receives a state of any type; does nothing if it is not the subscriber's.
+  ///
+  /// ReSwift's type-erased entry point. The store never calls it: it calls
+  /// ``StoreSubscriber/newState(state:)`` with the selected value.
+  func _newState(state: Any)
+}
+
+extension StoreSubscriber {
+  /// Passes `state` to ``newState(state:)`` if it is a ``StoreSubscriberStateType``.
+  ///
+  /// - Parameter state: The state, of any type.
+  /// - Complexity: O(1) plus ``newState(state:)``.
+  public func _newState(state: Any) {
+    if let state = state as? StoreSubscriberStateType {
+      newState(state: state)
+    }
+  }
 }

@@ -496,4 +496,34 @@ import Testing
       #expect(sequences == Array(0..<2_000))
     }
   }
+
+  @Test func c16ReplacingTheMiddlewareWhileThreadsDispatchLosesNothing() async {
+    let store = makeStore()
+    let seen = Atomic<Int>(0)
+    let counting: Middleware<TestState> = { _, _ in
+      { next in
+        { action in
+          seen.add(1, ordering: .relaxed)
+          next(action)
+        }
+      }
+    }
+    let swaps = Task.detached {
+      for round in 0..<200 {
+        store.middleware = round.isMultiple(of: 2) ? [counting] : []
+        await Task.yield()
+      }
+    }
+    await runOnThreads(4) { _ in
+      for _ in 0..<2_000 { store.dispatch(Increment()) }
+    }
+    await swaps.value
+    #expect(store.state.count == 8_000)
+    #expect(seen.load(ordering: .relaxed) <= 8_000)
+    store.middleware = [counting]
+    let before = seen.load(ordering: .relaxed)
+    store.dispatch(Increment())
+    #expect(seen.load(ordering: .relaxed) == before + 1)
+    #expect(store.middleware.count == 1)
+  }
 }

@@ -142,15 +142,18 @@ final class MainLoop<State: Sendable> {
   }
 
   /// Delivers the state a new subscription starts from, as a round of its own unless one runs.
-  func deliverFirst(_ core: StoreCore<State>, to entry: SubscriptionEntry<State>, _ state: State) {
+  func deliverFirst(
+    _ core: StoreCore<State>, to entry: SubscriptionEntry<State>, _ state: State, version: UInt64
+  ) {
     _ = DeliveryPass.begin()  // the state may be newer than the running round's
     guard !_isRunning else {
-      entry.deliverInitial(state)  // part of the running round; its dispatches queue there
+      // Part of the running round; its dispatches queue there.
+      entry.deliverInitial(state, version: version)
       return
     }
     _isRunning = true
     defer { _isRunning = false }
-    entry.deliverInitial(state)
+    entry.deliverInitial(state, version: version)
     runChain(core)
   }
 

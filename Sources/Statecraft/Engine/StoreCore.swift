@@ -8,8 +8,9 @@ import Synchronization
 /// the main-queue rounds with the mark that one is due (`MainLoop`). `Docs/ConcurrencyModel.md`
 /// states the invariants; `Docs/Architecture.md` follows one action through these files.
 ///
-/// One slot no lock guards: `_chain` is written once, at the end of `init`, before the core is
-/// shared, and only read after that.
+/// The middleware chain is read without a lock: `_chain` points at an immutable box, and a new
+/// `middleware` array installs a new box. Replaced boxes live as long as the core, because a
+/// thread may still be running the chain it read.
 @usableFromInline
 final class StoreCore<State: Sendable>: Sendable {
   /// Sends an action a middleware dispatched somewhere other than the reducer, such as a thunk
@@ -32,8 +33,11 @@ final class StoreCore<State: Sendable>: Sendable {
   @usableFromInline let reentrantDispatchLimit: Int
   @usableFromInline let automaticallySkipsRepeats: Bool
   @usableFromInline let _route: Route?
-  /// The middleware chain; set once, at the end of `init`, before the core is shared.
-  @usableFromInline let _chain: Slot<DispatchFunction?>
+  /// The address of the middleware chain in force, an unretained `ChainBox`; 0 without
+  /// middleware.
+  @usableFromInline let _chain = Atomic<UInt>(0)
+  /// The middleware array the chain was built from, and every chain built so far.
+  let _middleware = Locked<(array: [Middleware<State>], boxes: [ChainBox])>(([], []))
 
   @inlinable
   init(
@@ -48,20 +52,50 @@ final class StoreCore<State: Sendable>: Sendable {
     processLock = ProcessLock()
     mainLoop = MainLoop<State>()
     registry = Locked(Registry<State>())
-    _chain = Slot(nil)
     _route = route
     self.automaticallySkipsRepeats = automaticallySkipsRepeats
     self.reentrantDispatchLimit = reentrantDispatchLimit
-    guard !middleware.isEmpty else { return }
+    if !middleware.isEmpty { setMiddleware(middleware) }
+  }
+
+  /// The middleware chain in force, or `nil` without middleware.
+  @inlinable
+  var chain: DispatchFunction? {
+    guard let box = UnsafeRawPointer(bitPattern: _chain.load(ordering: .acquiring)) else {
+      return nil
+    }
+    return Unmanaged<ChainBox>.fromOpaque(box)._withUnsafeGuaranteedRef { $0.run }
+  }
+
+  var middleware: [Middleware<State>] {
+    _middleware.withLock { $0.array }
+  }
+
+  /// Builds the chain of `middleware` and installs it for the actions processed from now on.
+  @usableFromInline
+  func setMiddleware(_ middleware: [Middleware<State>]) {
+    reduction.checkNotReducing(.method("middleware"))
+    let box = middleware.isEmpty ? nil : ChainBox(run: buildChain(middleware))
+    _middleware.withLock {
+      $0.array = middleware
+      if let box { $0.boxes.append(box) }
+      let address = box.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) }
+      _chain.store(address ?? 0, ordering: .releasing)
+    }
+  }
+
+  private func buildChain(_ middleware: [Middleware<State>]) -> DispatchFunction {
     let dispatch: DispatchFunction = { [weak self] in self?.dispatchFromMiddleware($0) }
     let getState: GetState<State> = { [weak self] in self?.reduction.stateIfAny }
     // A loop, not `reduce`: a closure that passes through a generic `Result` is wrapped in two
     // reabstraction thunks, on every call, at every step of the chain (44 instructions a step).
     var next = endOfChain()
-    for middleware in middleware.reversed() {
-      next = middleware(dispatch, getState)(next)
+    StoreChain.$isBuilding.withValue(true) {
+      for middleware in middleware.reversed() {
+        next = middleware(dispatch, getState)(next)
+      }
     }
-    _chain._pointer.pointee = next
+    return next
   }
 
   // MARK: Reading
@@ -110,11 +144,11 @@ final class StoreCore<State: Sendable>: Sendable {
   /// Runs `action` through the chain and then every action it queued (C2, C4).
   @inlinable
   func process(_ action: any Action, thread me: UInt) {
-    guard let chain = _chain._pointer.pointee else {
+    guard let chain else {
       // Without middleware nothing can dispatch re-entrantly on this thread (a reducer may not;
       // subscribers queue on the main loop), so the state lock alone orders the reductions.
       #if DEBUG
-        Misuse.checkReducible(action)
+        Misuse.checkReducible(action, in: State.self)
       #endif
       reduction.commit(action, thread: me)
       return
@@ -146,7 +180,7 @@ final class StoreCore<State: Sendable>: Sendable {
       let me = currentThreadID()
       reduction.checkNotReducing(.dispatch(action))
       #if DEBUG
-        Misuse.checkReducible(action)
+        Misuse.checkReducible(action, in: State.self)
       #endif
       if processLock.isOwned(by: me) {
         reduction.commit(action, thread: me)
@@ -159,7 +193,7 @@ final class StoreCore<State: Sendable>: Sendable {
   /// Reduces an action that a middleware passed on after its dispatch returned.
   @usableFromInline
   func reduceLater(_ action: any Action, thread me: UInt) {
-    guard let chain = _chain._pointer.pointee else { return }
+    guard let chain else { return }
     processLock.whileOwning(me) {
       reduction.commit(action, thread: me)
       drainPending(chain)
@@ -212,14 +246,14 @@ final class StoreCore<State: Sendable>: Sendable {
   ///
   /// Returns the version committed last.
   private func reducePending(thread me: UInt) -> UInt64 {
-    if let chain = _chain._pointer.pointee {
+    if let chain {
       drainPending(chain)
       return reduction.version
     }
     var actions: [any Action] = []
     while let action = processLock.popPending() {
       #if DEBUG
-        Misuse.checkReducible(action)
+        Misuse.checkReducible(action, in: State.self)
       #endif
       actions.append(action)
     }
@@ -232,7 +266,7 @@ final class StoreCore<State: Sendable>: Sendable {
   /// Only with middleware: without it a batch commits all its actions in one critical section.
   @inlinable
   var isBatchOpenOnAnotherThread: Bool {
-    guard _chain._pointer.pointee != nil else { return false }
+    guard _chain.load(ordering: .relaxed) != 0 else { return false }
     let thread = _batchThread.load(ordering: .acquiring)
     return thread != 0 && thread != currentThreadID()
   }
@@ -245,9 +279,9 @@ final class StoreCore<State: Sendable>: Sendable {
     let me = currentThreadID()
     switch work {
     case .action(let action):
-      guard let chain = _chain._pointer.pointee else {
+      guard let chain else {
         #if DEBUG
-          Misuse.checkReducible(action)
+          Misuse.checkReducible(action, in: State.self)
         #endif
         return reduction.commit(action, thread: me)
       }
@@ -279,4 +313,20 @@ final class StoreCore<State: Sendable>: Sendable {
       mainLoop.scheduleRound(self)
     }
   }
+}
+
+/// One built middleware chain.
+@usableFromInline
+final class ChainBox: Sendable {
+  @usableFromInline let run: DispatchFunction
+
+  init(run: @escaping DispatchFunction) {
+    self.run = run
+  }
+}
+
+/// Tells a middleware's outer function whether a Statecraft store is building the chain, so
+/// that `createThunkMiddleware()` can hand thunks to the store's runner.
+enum StoreChain {
+  @TaskLocal static var isBuilding = false
 }

@@ -62,19 +62,35 @@ enum Misuse {
     )
   }
 
-  /// Stops if `action` is one the store starts rather than reduces (a thunk) that reached the
-  /// reducer: it was dispatched as `any Action` to a store without the thunk middleware, and
-  /// would otherwise be lost.
+  /// Stops if `action` is a thunk of the store's state that reached the reducer.
+  ///
+  /// Such a thunk was dispatched as `any Action` to a store without the thunk middleware, and
+  /// would otherwise be lost. A thunk of another state passes, as in ReSwift, where the reducer
+  /// ignores it.
   ///
   /// Debug builds only: the check costs a dynamic cast per action.
   @usableFromInline
-  static func checkReducible(_ action: any Action) {
-    guard action is any StartedByTheStore else { return }
+  static func checkReducible<State>(_ action: any Action, in store: State.Type) {
+    guard let startable = action as? any StartedByTheStore,
+      type(of: startable).stateType == State.self
+    else { return }
     fatalError(
       """
       Statecraft: the thunk \(describe(action)) reached the reducer. It was dispatched as \
       `any Action` to a store without the thunk middleware. Dispatch it with its own type \
       (store.dispatch(thunk)), or add createThunkMiddleware() to the store's middleware.
+      """
+    )
+  }
+
+  static func wholeStateSubscriber(
+    _ subscriber: Any.Type, receives selected: Any.Type, of state: Any.Type
+  ) -> Never {
+    fatalError(
+      """
+      Statecraft: subscribe(_:transform: nil) was called with a \(subscriber), which receives \
+      \(selected), on a store of \(state). Without a transform a subscriber receives the whole \
+      state: pass a transform that selects a \(selected), or subscribe a subscriber of \(state).
       """
     )
   }
@@ -100,4 +116,7 @@ enum Misuse {
 ///
 /// The engine knows only this marker; the thunk layer conforms its types to it.
 @usableFromInline
-protocol StartedByTheStore: Action {}
+protocol StartedByTheStore: Action {
+  /// The state of the stores that start it.
+  static var stateType: Any.Type { get }
+}

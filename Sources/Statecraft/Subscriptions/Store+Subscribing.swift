@@ -9,7 +9,7 @@ extension Store {
   ///
   /// - Parameter subscriber: The object to notify. The store holds it weakly.
   /// - Complexity: O(1) amortized, plus the cost of delivering the first value.
-  @MainActor
+  @preconcurrency @MainActor
   @inlinable
   public func subscribe<Subscriber: StoreSubscriber>(_ subscriber: Subscriber)
   where Subscriber.StoreSubscriberStateType == State {
@@ -39,7 +39,7 @@ extension Store {
   ///   - subscriber: The object to notify. The store holds it weakly.
   ///   - transform: Builds the subscription from one of the whole state.
   /// - Complexity: O(1) amortized, plus the cost of delivering the first value.
-  @MainActor
+  @preconcurrency @MainActor
   @inlinable
   public func subscribe<SelectedState, Subscriber: StoreSubscriber>(
     _ subscriber: Subscriber,
@@ -57,7 +57,7 @@ extension Store {
   ///   - subscriber: The object to notify. The store holds it weakly.
   ///   - transform: Builds the subscription from one of the whole state.
   /// - Complexity: O(1) amortized, plus the cost of delivering the first value.
-  @MainActor
+  @preconcurrency @MainActor
   @inlinable
   public func subscribe<SelectedState: Equatable, Subscriber: StoreSubscriber>(
     _ subscriber: Subscriber,
@@ -123,7 +123,7 @@ extension Store {
   ///     committed state's selection that passes the filters.
   /// - Returns: The token that keeps the subscription alive.
   /// - Complexity: O(1) amortized, plus the cost of delivering the first value.
-  @MainActor
+  @preconcurrency @MainActor
   @inlinable
   public func subscribe<SelectedState>(
     _ transform: (Subscription<State>) -> Subscription<SelectedState>,
@@ -145,7 +145,7 @@ extension Store {
   ///     committed state's selection that passes the filters.
   /// - Returns: The token that keeps the subscription alive.
   /// - Complexity: O(1) amortized, plus the cost of delivering the first value.
-  @MainActor
+  @preconcurrency @MainActor
   @inlinable
   public func subscribe<SelectedState: Equatable>(
     _ transform: (Subscription<State>) -> Subscription<SelectedState>,

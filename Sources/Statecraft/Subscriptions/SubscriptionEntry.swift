@@ -15,6 +15,11 @@ final class SubscriptionStatus: Sendable {
   /// Set once the registry has counted the subscription as removed; guarded by the registry
   /// lock.
   @usableFromInline let _isRemoved = Atomic<Bool>(false)
+  /// The version of the state delivered on subscribing; later deliveries must be newer.
+  ///
+  /// `UInt64.max` until a subscription made off the main queue gets its first state there; set
+  /// before the entry is shared or on the main queue, and read only there.
+  @usableFromInline let _startVersion = Atomic<UInt64>(0)
 
   @inlinable
   init() {}
@@ -33,8 +38,6 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
   /// The subscriber object, for `unsubscribe(_:)`; `nil` for closure subscriptions.
   nonisolated let owner: ObjectIdentifier?
   @usableFromInline nonisolated let _status: SubscriptionStatus
-  /// The version of the state delivered on subscribing; later deliveries must be newer.
-  @usableFromInline let _startVersion: UInt64
   @usableFromInline let _receive: (State) -> Void
 
   nonisolated var status: SubscriptionStatus { _status }
@@ -45,7 +48,7 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
   ) {
     self.owner = owner
     _status = status
-    _startVersion = startVersion
+    status._startVersion.store(startVersion, ordering: .relaxed)
     _receive = receive
   }
 
@@ -56,15 +59,16 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
   @inlinable
   func deliver(_ state: State, version: UInt64) -> Bool {
     if _status._isActive.load(ordering: .acquiring) {
-      guard version > _startVersion else { return true }
+      guard version > _status._startVersion.load(ordering: .relaxed) else { return true }
       _receive(state)
       if _status._isActive.load(ordering: .relaxed) { return true }
     }
     return _status._isRemoved.load(ordering: .relaxed)
   }
 
-  /// Delivers the state the subscription starts from.
-  func deliverInitial(_ state: State) {
+  /// Delivers the state the subscription starts from, committed as `version`.
+  func deliverInitial(_ state: State, version: UInt64) {
+    _status._startVersion.store(version, ordering: .relaxed)
     _receive(state)
   }
 }

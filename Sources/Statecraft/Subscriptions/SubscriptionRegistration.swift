@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// The first step of a subscription: hands the store's states to the steps the transform added.
@@ -44,21 +45,39 @@ extension StoreCore {
     add(relay, status: status, owner: owner)
   }
 
+  /// Registers the subscription at once; on the main queue it also delivers the current state,
+  /// elsewhere (Swift 5 code calling `subscribe` off the main actor) the newest state is
+  /// delivered on the main queue as soon as it runs, and rounds skip the entry until then (C15).
   @MainActor
-  @discardableResult
   private func add(
     _ relay: SubscriptionRelay<State>, status: SubscriptionStatus, owner: ObjectIdentifier?
-  ) -> SubscriptionEntry<State> {
+  ) {
     reduction.checkNotReducing(.method("subscribe"))
     countSubscriptions(by: 1)
     guard let (state, version) = reduction.snapshot else { Misuse.noState() }
+    let isMainQueue = MainQueue.isCurrent
     let entry = SubscriptionEntry<State>(
-      owner: owner, status: status, startVersion: version, receive: relay.downstream)
+      owner: owner, status: status, startVersion: isMainQueue ? version : .max,
+      receive: relay.downstream)
     if registry.withLock({ $0.add(entry) }) != nil {
       countSubscriptions(by: -1)
     }
-    mainLoop.deliverFirst(self, to: entry, state)
-    return entry
+    guard isMainQueue else {
+      DispatchQueue.main.async { [weak self] in
+        MainActor.assumeIsolated { self?.deliverFirstState(to: entry) }
+      }
+      return
+    }
+    mainLoop.deliverFirst(self, to: entry, state, version: version)
+  }
+
+  /// Delivers the newest state to a subscription made off the main queue.
+  @MainActor
+  private func deliverFirstState(to entry: SubscriptionEntry<State>) {
+    guard entry.status._isActive.load(ordering: .acquiring),
+      let (state, version) = reduction.snapshot
+    else { return }
+    mainLoop.deliverFirst(self, to: entry, state, version: version)
   }
 
   /// Registers a closure subscription and returns the token that ends it.

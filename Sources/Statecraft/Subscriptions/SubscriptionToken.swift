@@ -2,7 +2,7 @@ import Synchronization
 
 /// Keeps a closure subscription alive; cancel it or release it to unsubscribe.
 ///
-/// Returned by ``Store/subscribe(_:receive:)-7mtx9``. Store it for as long as the closure should be
+/// Returned by ``Store/subscribe(_:receive:)-2xaid``. Store it for as long as the closure should be
 /// called:
 ///
 /// ```swift

@@ -20,7 +20,7 @@ extension Store {
   ///   task.
   @discardableResult
   public func dispatch(_ thunk: Thunk<State>) -> ThunkTask<Void> {
-    thunks.run(thunk, on: core, parent: nil)
+    thunks.run(thunk, on: .store(core), parent: nil)
   }
 
   /// Runs a thunk that produces a value, dispatching its lifecycle actions, and returns its
@@ -35,7 +35,7 @@ extension Store {
   /// - Complexity: O(1) plus one dispatch of the `pending` action; the body runs in a new task.
   @discardableResult
   public func dispatch<Value>(_ thunk: AsyncThunk<State, Value>) -> ThunkTask<Value> {
-    thunks.run(thunk, on: core, parent: nil)
+    thunks.run(thunk, on: .store(core), parent: nil)
   }
 
   /// Cancels every running thunk with the identifier `id`.
@@ -73,22 +73,54 @@ extension Store {
   }
 }
 
-/// Creates ReSwift-Thunk's middleware, which runs the thunks that reach it as `any Action`.
+/// Creates ReSwift-Thunk's middleware, which runs the thunks that reach it.
 ///
-/// The store already runs thunks dispatched as ``Thunk`` or ``AsyncThunk``; this middleware
-/// catches those that were type-erased on the way, at its place in the chain.
+/// The store already runs thunks dispatched as ``Thunk`` or ``AsyncThunk``; in a store, this
+/// middleware catches those that were type-erased on the way, at its place in the chain, and
+/// hands them to the store, so they can be awaited and cancelled like any other.
+///
+/// Called outside a store, in a chain built by hand or by a test, it runs each thunk of `State`
+/// itself with the `dispatch` and `getState` it was handed, ReSwift-Thunk's contract: a body that
+/// does not `await` runs before the middleware returns; an `async` body runs in a new task.
+/// There the thunk has no store, so ``ThunkContext/take(where:timeout:)`` and
+/// ``ThunkContext/condition(_:timeout:)`` throw `CancellationError`.
+///
+/// A thunk of another state type goes to `next`, as in ReSwift, with a warning in debug builds
+/// through ``StatecraftDiagnostics/warningHandler``.
+///
+/// ```swift
+/// let chain = createThunkMiddleware()(dispatch, getState)(next)
+/// chain(fetchFilms)  // runs fetchFilms with dispatch and getState
+/// ```
 ///
 /// - Returns: The middleware.
 /// - Complexity: O(1) per action: one dynamic cast.
 public func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
-  { dispatch, _ in
-    { next in
+  { dispatch, getState in
+    let inStore = StoreChain.isBuilding
+    let runner = ThunkRunner()
+    return { next in
       { action in
-        if action is any StartableThunk {
-          // The store's dispatch given to middleware starts thunks instead of reducing them.
-          dispatch(action)
-        } else {
+        guard let thunk = action as? any StartedByTheStore else {
           next(action)
+          return
+        }
+        guard let thunk = thunk as? any StartableThunk<State> else {
+          #if DEBUG
+            StatecraftDiagnostics.warn(
+              """
+              Statecraft: the thunk \(type(of: action)) reached createThunkMiddleware() of a store \
+              of \(State.self) and was passed on unrun. Dispatch it to a store of its own state.
+              """)
+          #endif
+          next(action)
+          return
+        }
+        if inStore {
+          dispatch(action)  // the store's dispatch starts thunks with its own runner
+        } else {
+          thunk.start(
+            on: .handed(dispatch: dispatch, getState: getState), runner: runner, parent: nil)
         }
       }
     }

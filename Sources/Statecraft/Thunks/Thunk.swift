@@ -52,6 +52,7 @@ public struct Thunk<State: Sendable>: Action {
   ///   - body: The work. `dispatch` sends actions (and thunks) to the store; `getState` reads
   ///     the committed state, or `nil` once the store is gone.
   /// - Complexity: O(1).
+  @preconcurrency
   public init(
     id: ThunkID? = nil,
     cancelsInFlight: Bool = false,
@@ -73,6 +74,7 @@ public struct Thunk<State: Sendable>: Action {
   ///   - body: The work, run in a new task. Errors it throws go to the ``ThunkTask`` and to
   ///     ``Store/thunkErrorHandler``.
   /// - Complexity: O(1).
+  @preconcurrency
   public init(
     id: ThunkID? = nil,
     cancelsInFlight: Bool = false,
@@ -94,6 +96,7 @@ public struct Thunk<State: Sendable>: Action {
   ///   - body: The work, run in a new task. Errors it throws go to the ``ThunkTask`` and to
   ///     ``Store/thunkErrorHandler``.
   /// - Complexity: O(1).
+  @preconcurrency
   public init(
     id: ThunkID? = nil,
     cancelsInFlight: Bool = false,

@@ -14,11 +14,20 @@ public struct ThunkContext<State: Sendable>: Sendable {
   let runner: ThunkRunner
   /// Weak: a running thunk does not keep a released store alive; it is cancelled instead (C12).
   weak var core: StoreCore<State>?
+  /// Outside a store: the functions the thunk middleware was handed in a chain built by hand.
+  let handed: (dispatch: DispatchFunction, getState: GetState<State>)?
 
-  init(run: ThunkRun, runner: ThunkRunner, core: StoreCore<State>) {
+  init(run: ThunkRun, runner: ThunkRunner, target: ThunkTarget<State>) {
     self.run = run
     self.runner = runner
-    self.core = core
+    switch target {
+    case .store(let core):
+      self.core = core
+      handed = nil
+    case .handed(let dispatch, let getState):
+      core = nil
+      handed = (dispatch, getState)
+    }
   }
 
   /// Sends an action to the store, unless the thunk has been cancelled.
@@ -27,16 +36,21 @@ public struct ThunkContext<State: Sendable>: Sendable {
   /// also waits for it, and cancelling this thunk cancels it.
   /// - Complexity: O(1) to get; each call is a ``Store/dispatch(_:)-(Action)``.
   public var dispatch: DispatchFunction {
-    { [run, runner, weak core] action in
-      guard !run.isCancelled, let core else { return }
-      runner.dispatch(action, on: core, parent: run)
+    { [run, runner, weak core, handed] action in
+      guard !run.isCancelled else { return }
+      if let handed {
+        handed.dispatch(action)
+      } else if let core {
+        runner.dispatch(action, on: core, parent: run)
+      }
     }
   }
 
   /// Reads the committed state; `nil` once the store is gone.
   /// - Complexity: O(1) to get; each call reads ``Store/state``.
   public var getState: GetState<State> {
-    { [weak core] in core?.reduction.stateIfAny }
+    if let handed { return handed.getState }
+    return { [weak core] in core?.reduction.stateIfAny }
   }
 
   /// The committed state; `nil` once the store is gone.

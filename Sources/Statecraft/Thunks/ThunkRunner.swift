@@ -114,22 +114,45 @@ final class ThunkRunner: Sendable {
   }
 }
 
+/// Where a thunk runs: in a store, or, run by the thunk middleware in a chain built by hand,
+/// with the `dispatch` and `getState` that middleware was handed.
+enum ThunkTarget<State: Sendable>: Sendable {
+  case store(StoreCore<State>)
+  case handed(dispatch: DispatchFunction, getState: GetState<State>)
+
+  func checkNotReducing(_ call: String) {
+    if case .store(let core) = self { core.reduction.checkNotReducing(.method(call)) }
+  }
+
+  /// Dispatches the actions the runner itself sends, such as lifecycle actions.
+  var dispatch: DispatchFunction {
+    switch self {
+    case .store(let core): { [weak core] action in core?.dispatch(action) }
+    case .handed(let dispatch, _): dispatch
+    }
+  }
+}
+
 /// A thunk the store can start whatever its static type: lets an action dispatched by a
 /// thunk or a middleware be recognised as a thunk.
 protocol StartableThunk<State>: StartedByTheStore {
   associatedtype State: Sendable
-  func start(on core: StoreCore<State>, runner: ThunkRunner, parent: ThunkRun?)
+  func start(on target: ThunkTarget<State>, runner: ThunkRunner, parent: ThunkRun?)
 }
 
 extension Thunk: StartableThunk {
-  func start(on core: StoreCore<State>, runner: ThunkRunner, parent: ThunkRun?) {
-    _ = runner.run(self, on: core, parent: parent)
+  @usableFromInline static var stateType: Any.Type { State.self }
+
+  func start(on target: ThunkTarget<State>, runner: ThunkRunner, parent: ThunkRun?) {
+    _ = runner.run(self, on: target, parent: parent)
   }
 }
 
 extension AsyncThunk: StartableThunk {
-  func start(on core: StoreCore<State>, runner: ThunkRunner, parent: ThunkRun?) {
-    _ = runner.run(self, on: core, parent: parent)
+  @usableFromInline static var stateType: Any.Type { State.self }
+
+  func start(on target: ThunkTarget<State>, runner: ThunkRunner, parent: ThunkRun?) {
+    _ = runner.run(self, on: target, parent: parent)
   }
 }
 
@@ -140,7 +163,7 @@ extension ThunkRunner {
   func route<State: Sendable>() -> StoreCore<State>.Route {
     { [weak self] action, core in
       guard let self, let thunk = action as? any StartableThunk<State> else { return false }
-      thunk.start(on: core, runner: self, parent: nil)
+      thunk.start(on: .store(core), runner: self, parent: nil)
       return true
     }
   }
@@ -148,22 +171,18 @@ extension ThunkRunner {
   /// Dispatches `action` for a thunk's run, starting it as a child if it is a thunk.
   func dispatch<State>(_ action: any Action, on core: StoreCore<State>, parent: ThunkRun) {
     if let thunk = action as? any StartableThunk<State> {
-      thunk.start(on: core, runner: self, parent: parent)
+      thunk.start(on: .store(core), runner: self, parent: parent)
     } else {
       core.dispatch(action)
     }
   }
 
-  func context<State>(for run: ThunkRun, on core: StoreCore<State>) -> ThunkContext<State> {
-    ThunkContext(run: run, runner: self, core: core)
-  }
-
-  func run<State>(_ thunk: Thunk<State>, on core: StoreCore<State>, parent: ThunkRun?)
+  func run<State>(_ thunk: Thunk<State>, on target: ThunkTarget<State>, parent: ThunkRun?)
     -> ThunkTask<Void>
   {
-    core.reduction.checkNotReducing(.method("dispatch(Thunk)"))
+    target.checkNotReducing("dispatch(Thunk)")
     let run = begin(id: thunk.id, cancelsInFlight: thunk.cancelsInFlight)
-    let context = context(for: run, on: core)
+    let context = ThunkContext(run: run, runner: self, target: target)
     let task: Task<Void, any Error>
     switch thunk.body {
     case .immediate(let body):
@@ -189,15 +208,16 @@ extension ThunkRunner {
   }
 
   func run<State, Value>(
-    _ thunk: AsyncThunk<State, Value>, on core: StoreCore<State>, parent: ThunkRun?
+    _ thunk: AsyncThunk<State, Value>, on target: ThunkTarget<State>, parent: ThunkRun?
   ) -> ThunkTask<Value> {
-    core.reduction.checkNotReducing(.method("dispatch(AsyncThunk)"))
+    target.checkNotReducing("dispatch(AsyncThunk)")
     let run = begin(id: thunk.id, cancelsInFlight: thunk.cancelsInFlight)
-    let context = context(for: run, on: core)
+    let context = ThunkContext(run: run, runner: self, target: target)
     let name = thunk.name
     let body = thunk.body
-    let lifecycle: @Sendable (ThunkLifecycle<Value>.Phase) -> Void = { [weak core] phase in
-      core?.dispatch(ThunkLifecycle(name: name, requestID: run.serial, phase: phase))
+    let dispatch = target.dispatch
+    let lifecycle: @Sendable (ThunkLifecycle<Value>.Phase) -> Void = { phase in
+      dispatch(ThunkLifecycle(name: name, requestID: run.serial, phase: phase))
     }
     lifecycle(.pending)
     let task = Task.detached { [self] in

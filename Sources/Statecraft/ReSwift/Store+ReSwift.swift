@@ -1,0 +1,118 @@
+// ReSwift's remaining store API, so that a ReSwift app compiles after changing the import.
+
+extension Store: StoreType, _StoreStateReading {
+  /// A function called with the state after an asynchronously created action was reduced.
+  public typealias DispatchCallback = (State) -> Void
+
+  /// A function that produces an action creator later and passes it to its callback: ReSwift's
+  /// asynchronous action creator.
+  ///
+  /// Use a ``Thunk`` instead: it can `await`, be cancelled and be tested with `ExpectThunk`.
+  @available(*, deprecated, message: "Use a Thunk: it can await, be cancelled and be tested.")
+  public typealias AsyncActionCreator = (
+    _ state: State, _ store: Store, _ actionCreatorCallback: @escaping (ActionCreator) -> Void
+  ) -> Void
+
+  /// The committed state, for the implicitly unwrapped `state` of ``StoreType``.
+  /// - Complexity: O(1), as ``state``.
+  public var _committedState: State {
+    core.currentState
+  }
+
+  // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
+  /// The function every `dispatch` goes through: the middleware chain, then the reducer.
+  ///
+  /// Kept for ReSwift code that passes the store's dispatch around as a function. It holds the
+  /// store weakly and does nothing once the store is released.
+  /// - Complexity: O(1) to get; each call is a ``dispatch(_:)-(Action)``.
+  public var dispatchFunction: DispatchFunction! {
+    { [weak core] action in core?.dispatch(action) }
+  }
+
+  /// The store's middleware, first one first; setting it rebuilds the chain, as in ReSwift.
+  ///
+  /// The new chain processes the actions dispatched after the setter returns; an action being
+  /// processed finishes in the chain it started in. Each chain built stays in memory until the
+  /// store is released, so set the middleware at setup, not per action.
+  ///
+  /// ```swift
+  /// store.middleware = [loggingMiddleware, createThunkMiddleware()]
+  /// ```
+  /// - Complexity: O(m) to set, for m middleware; O(m) to get.
+  public var middleware: [Middleware<State>] {
+    get { core.middleware }
+    set { core.setMiddleware(newValue) }
+  }
+
+  /// Subscribes an object to a selection of the state, with ReSwift's optional `transform`.
+  ///
+  /// With a `transform`, this is ``subscribe(_:transform:)-94h10``; with `nil`, the subscriber
+  /// receives the whole state, and its ``StoreSubscriber/StoreSubscriberStateType`` must be the
+  /// store's `State`.
+  ///
+  /// - Parameters:
+  ///   - subscriber: The object to notify. The store holds it weakly.
+  ///   - transform: Builds the subscription from one of the whole state, or `nil`.
+  /// - Complexity: O(1) amortized, plus the cost of delivering the first value.
+  @_disfavoredOverload
+  @preconcurrency @MainActor
+  public func subscribe<SelectedState, Subscriber: StoreSubscriber>(
+    _ subscriber: Subscriber,
+    transform: ((Subscription<State>) -> Subscription<SelectedState>)?
+  ) where Subscriber.StoreSubscriberStateType == SelectedState {
+    let transform =
+      transform ?? { whole in
+        guard let selected = whole as? Subscription<SelectedState> else {
+          Misuse.wholeStateSubscriber(Subscriber.self, receives: SelectedState.self, of: State.self)
+        }
+        return selected
+      }
+    connect(subscriber, transform, repeats: dynamicEquality(of: SelectedState.self))
+  }
+
+  /// Ends the subscription of `subscriber`; see ``unsubscribe(_:)-(AnyObject)``.
+  ///
+  /// - Parameter subscriber: The object passed to `subscribe`.
+  /// - Complexity: O(1) amortized.
+  @_disfavoredOverload
+  public func unsubscribe(_ subscriber: any AnyStoreSubscriber) {
+    unsubscribe(subscriber as AnyObject)
+  }
+
+  /// Calls an asynchronous action creator; dispatches the action of the creator it passes back.
+  ///
+  /// ReSwift 6.1 deprecates it too. The creator is called at once, on the calling thread, with
+  /// the current state; it may call its callback later, from any thread.
+  ///
+  /// - Parameter asyncActionCreator: The function to call.
+  /// - Complexity: The creator, plus a ``dispatch(_:)-(Action)`` when it calls back.
+  @available(*, deprecated, message: "Use a Thunk: it can await, be cancelled and be tested.")
+  public func dispatch(_ asyncActionCreator: AsyncActionCreator) {
+    dispatch(asyncActionCreator, callback: nil)
+  }
+
+  /// Calls an asynchronous action creator, then `callback` with the state once the action of
+  /// the creator it passes back was reduced.
+  ///
+  /// The callback runs on the thread that called back, after the action was reduced; the state
+  /// it receives includes that action and possibly later ones from other threads. If the
+  /// creator passed back returns `nil`, neither the action nor the callback happens.
+  ///
+  /// - Parameters:
+  ///   - asyncActionCreator: The function to call.
+  ///   - callback: Called with the state after the action was reduced.
+  /// - Complexity: The creator, plus a ``dispatch(_:)-(Action)`` when it calls back.
+  @available(*, deprecated, message: "Use a Thunk: it can await, be cancelled and be tested.")
+  public func dispatch(_ asyncActionCreator: AsyncActionCreator, callback: DispatchCallback?) {
+    core.reduction.checkNotReducing(.dispatchActionCreator)
+    asyncActionCreator(state, self) { [self] actionCreator in
+      guard let action = actionCreator(state, self) else { return }
+      dispatch(action)
+      callback?(state)
+    }
+  }
+}
+
+/// The init action's name in ReSwift.
+@available(*, deprecated, renamed: "StatecraftInit")
+public typealias ReSwiftInit = StatecraftInit
