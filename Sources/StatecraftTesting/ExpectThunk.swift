@@ -1,8 +1,11 @@
+import Foundation
 import Statecraft
 import StatecraftTools
 
 /// Checks what a thunk dispatches, in order, against the states you hand it: ReSwift-Thunk's
 /// `ExpectThunk`, for async thunks too.
+///
+/// In an `async` test, `await run()` runs the thunk in a store and waits for it:
 ///
 /// ```swift
 /// await ExpectThunk(fetchFilms)
@@ -13,42 +16,84 @@ import StatecraftTools
 ///   .run()
 /// ```
 ///
-/// The thunk runs against a store whose reducer does not reduce: after the n-th dispatched
-/// action, `getState` returns the (n+1)-th state given (or the last one). The run fails if the
-/// thunk dispatches other actions, fewer, or more than expected.
-@MainActor
+/// There the store's reducer does not reduce: after the n-th dispatched action, `getState`
+/// returns the (n+1)-th state given (or the last one). The run fails if the thunk dispatches
+/// other actions, fewer, or more than expected.
+///
+/// In a synchronous test, `run()` and `wait(timeout:)` behave exactly as ReSwift-Thunk's, so its
+/// tests move over unchanged:
+///
+/// ```swift
+/// func testFetch() {
+///   ExpectThunk(fetchFilms)
+///     .getsState(AppState())
+///     .dispatches(SetLoading(true))
+///     .dispatches { action in XCTAssert(action is SetFilms) }
+///     .wait()
+/// }
+/// ```
+///
+/// There the thunk runs through ``createThunkMiddleware()`` with no store: each call of
+/// `getState` returns the next state given, then `nil`; each dispatch is checked against the
+/// next expectation; states or expectations left over fail the test.
 public final class ExpectThunk<State: Sendable> {
-  private enum Run {
+  private enum Work {
     case thunk(Thunk<State>)
-    case work(@Sendable (Store<State>) async -> Void)
+    case valued(@Sendable (Store<State>) async -> Void)
   }
 
-  private let run: Run
+  private struct Expectation: @unchecked Sendable {
+    let description: String
+    let location: TestLocation
+    /// Checks the action; returns whether it has the expected type.
+    let check: (any Action) -> Bool
+  }
+
+  private let work: Work
   private var states: [State] = []
-  private var expectations: [(description: String, check: (any Action) -> Bool)] = []
+  private var stateLocations: [TestLocation] = []
+  private var expectations: [Expectation] = []
   private var environment = ThunkEnvironment()
+  private let recorded = LockedBox<[any Action]>([])
 
   /// Prepares to run `thunk`.
   ///
   /// - Parameter thunk: The thunk under test.
+  /// - Complexity: O(1).
   public init(_ thunk: Thunk<State>) {
-    run = .thunk(thunk)
+    work = .thunk(thunk)
   }
 
   /// Prepares to run a thunk that produces a value; its lifecycle actions count as dispatches.
   ///
+  /// Run it with the `async` ``run(fileID:filePath:line:column:)``.
+  ///
   /// - Parameter thunk: The thunk under test.
+  /// - Complexity: O(1).
   public init<Value>(_ thunk: AsyncThunk<State, Value>) {
-    run = .work { store in _ = try? await store.dispatch(thunk).value }
+    work = .valued { store in _ = try? await store.dispatch(thunk).value }
+  }
+
+  /// The actions the thunk dispatched so far, in order.
+  /// - Complexity: O(n) for n actions: a copy.
+  public var dispatched: [any Action] {
+    recorded.withLock { $0 }
   }
 
   /// Adds a state for `getState` to return, in order.
   ///
-  /// - Parameter state: The state.
+  /// - Parameters:
+  ///   - state: The state.
+  ///   - file: The file to report a state left over in; defaults to the caller's.
+  ///   - line: The line to report a state left over at; defaults to the caller's.
   /// - Returns: This expectation, to chain calls.
+  /// - Complexity: O(1) amortized.
   @discardableResult
-  public func getsState(_ state: State) -> Self {
+  public func getsState(_ state: State, file: StaticString = #filePath, line: UInt = #line)
+    -> Self
+  {
     states.append(state)
+    stateLocations.append(TestLocation(fileID: file, filePath: file, line: line, column: 1))
     return self
   }
 
@@ -57,20 +102,77 @@ public final class ExpectThunk<State: Sendable> {
   /// - Parameters:
   ///   - type: The expected type.
   ///   - check: Further checks on the action, with `#expect` or `XCTAssert`.
+  ///   - file: The file to report the dispatch missing in; defaults to the caller's.
+  ///   - line: The line to report the dispatch missing at; defaults to the caller's.
   /// - Returns: This expectation, to chain calls.
+  /// - Complexity: O(1) amortized.
   @discardableResult
   public func dispatches<Dispatched: Action>(
-    _ type: Dispatched.Type, _ check: @escaping (Dispatched) -> Void = { _ in }
+    _ type: Dispatched.Type, _ check: @escaping (Dispatched) -> Void = { _ in },
+    file: StaticString = #filePath, line: UInt = #line
+  ) -> Self {
+    expect("\(Dispatched.self)", file, line) { action in
+      guard let action = action as? Dispatched else { return false }
+      check(action)
+      return true
+    }
+  }
+
+  /// Expects the next dispatched action to equal `expected`: ReSwift-Thunk's form.
+  ///
+  /// - Parameters:
+  ///   - expected: The action.
+  ///   - file: The file to report a mismatch in; defaults to the caller's.
+  ///   - line: The line to report a mismatch at; defaults to the caller's.
+  /// - Returns: This expectation, to chain calls.
+  /// - Complexity: O(1) amortized.
+  @discardableResult
+  public func dispatches<Expected: Action & Equatable>(
+    _ expected: Expected, file: StaticString = #filePath, line: UInt = #line
+  ) -> Self {
+    let location = TestLocation(fileID: file, filePath: file, line: line, column: 1)
+    return expect("\(expected)", file, line) { action in
+      if action as? Expected != expected {
+        reportFailure(
+          "Dispatched action does not equal expected: \(describe(action)) \(expected)",
+          at: location)
+      }
+      return true
+    }
+  }
+
+  /// Passes the next dispatched action to `assertion`: ReSwift-Thunk's form.
+  ///
+  /// ```swift
+  /// .dispatches { action in XCTAssert(action is SetFilms) }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - file: The file to report the dispatch missing in; defaults to the caller's.
+  ///   - line: The line to report the dispatch missing at; defaults to the caller's.
+  ///   - assertion: Checks the action.
+  /// - Returns: This expectation, to chain calls.
+  /// - Complexity: O(1) amortized.
+  @discardableResult
+  public func dispatches(
+    file: StaticString = #filePath, line: UInt = #line,
+    dispatch assertion: @escaping (any Action) -> Void
+  ) -> Self {
+    expect("dispatch assertion", file, line) { action in
+      assertion(action)
+      return true
+    }
+  }
+
+  private func expect(
+    _ description: String, _ file: StaticString, _ line: UInt,
+    _ check: @escaping (any Action) -> Bool
   ) -> Self {
     expectations.append(
-      (
-        "\(Dispatched.self)",
-        { action in
-          guard let action = action as? Dispatched else { return false }
-          check(action)
-          return true
-        }
-      ))
+      Expectation(
+        description: description,
+        location: TestLocation(fileID: file, filePath: file, line: line, column: 1),
+        check: check))
     return self
   }
 
@@ -80,44 +182,52 @@ public final class ExpectThunk<State: Sendable> {
   ///   - key: The environment key.
   ///   - value: The value.
   /// - Returns: This expectation, to chain calls.
+  /// - Complexity: O(1).
   @discardableResult
   public func environment<Key: ThunkEnvironmentKey>(_ key: Key.Type, _ value: Key.Value) -> Self {
     environment[key] = value
     return self
   }
+}
 
-  /// Runs the thunk, waits until it and the thunks it dispatched are done, and checks the
-  /// dispatched actions against the expectations.
+// MARK: - Running in a store
+
+extension ExpectThunk {
+  /// Runs the thunk in a store, waits until it and the thunks it dispatched are done, and checks
+  /// the dispatched actions against the expectations.
   ///
   /// - Parameters:
   ///   - fileID: The file to report a failure in; defaults to the caller's.
   ///   - filePath: The file path to report a failure in; defaults to the caller's.
   ///   - line: The line to report a failure at; defaults to the caller's.
   ///   - column: The column to report a failure at; defaults to the caller's.
-  public func run(
-    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
-    column: UInt = #column
-  ) async {
+  /// - Complexity: The thunk's run, plus O(n) for n dispatched actions.
+  nonisolated(nonsending)
+    public func run(
+      fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+      column: UInt = #column
+    ) async
+  {
     let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     guard let first = states.first else {
       reportFailure("ExpectThunk needs at least one state: call getsState(_:) first.", at: location)
       return
     }
     let queue = LockedBox(Array(states.dropFirst()))
-    let dispatched = LockedBox<[any Action]>([])
+    let recorded = self.recorded
     let store = Store<State>(
       reducer: { (state: inout State, action: any Action) in
-        dispatched.withLock { $0.append(action) }
+        recorded.withLock { $0.append(action) }
         if let next = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { state = next }
       },
       state: first
     )
     store.thunkEnvironment = environment
-    switch run {
+    switch work {
     case .thunk(let thunk): _ = try? await store.dispatch(thunk).value
-    case .work(let work): await work(store)
+    case .valued(let work): await work(store)
     }
-    let actions = dispatched.withLock { $0 }
+    let actions = dispatched
     for (index, expectation) in expectations.enumerated() {
       guard index < actions.count else {
         reportFailure(
@@ -134,6 +244,131 @@ public final class ExpectThunk<State: Sendable> {
     if actions.count > expectations.count {
       let extra = actions.dropFirst(expectations.count).map(describe).joined(separator: ", ")
       reportFailure("The thunk dispatched more than expected: \(extra).", at: location)
+    }
+  }
+}
+
+// MARK: - Running as ReSwift-Thunk does
+
+extension ExpectThunk {
+  /// Runs the thunk through ``createThunkMiddleware()`` as ReSwift-Thunk's `ExpectThunk` does,
+  /// and fails for each expectation or state left over.
+  ///
+  /// A body that does not `await` has run when this returns. Use ``wait(timeout:file:line:description:)``
+  /// when the thunk dispatches later, from work it started on another queue.
+  ///
+  /// - Parameters:
+  ///   - file: The file to report a failure in; defaults to the caller's.
+  ///   - line: The line to report a failure at; defaults to the caller's.
+  /// - Returns: This expectation.
+  /// - Complexity: The thunk's body, plus O(1) per dispatch.
+  @discardableResult
+  public func run(file: StaticString = #filePath, line: UInt = #line) -> Self {
+    let session = start()
+    failLeftovers(session)
+    return self
+  }
+
+  /// Runs the thunk as ``run(file:line:)`` does, then waits up to `timeout` seconds for the
+  /// dispatches still expected, made from work the thunk started on other queues.
+  ///
+  /// On the main thread the wait keeps running the main run loop, so work the thunk sends to the
+  /// main queue runs too.
+  ///
+  /// - Parameters:
+  ///   - timeout: The longest wait, in seconds.
+  ///   - file: The file to report a failure in; defaults to the caller's.
+  ///   - line: The line to report a failure at; defaults to the caller's.
+  ///   - description: Names the wait in the failure message.
+  /// - Returns: This expectation.
+  /// - Complexity: The thunk's body, plus the wait.
+  @discardableResult
+  public func wait(
+    timeout: Double = 1, file: StaticString = #filePath, line: UInt = #line,
+    description: String = "ExpectThunk"
+  ) -> Self {
+    let session = start()
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while !session.allFulfilled, Date() < deadline {
+      if Thread.isMainThread {
+        _ = RunLoop.current.run(mode: .default, before: Date(timeIntervalSinceNow: 0.005))
+      } else {
+        Thread.sleep(forTimeInterval: 0.001)
+      }
+    }
+    if !session.allFulfilled {
+      reportFailure(
+        "\(description): asynchronous wait failed after \(timeout) s: unfulfilled dispatches.",
+        at: TestLocation(fileID: file, filePath: file, line: line, column: 1))
+    }
+    failLeftovers(session)
+    return self
+  }
+
+  private func start() -> Session {
+    let session = Session(expectations: expectations, states: Array(zip(states, stateLocations)))
+    guard case .thunk(let thunk) = work else {
+      reportFailure(
+        "ExpectThunk: an AsyncThunk runs in a store; use `await run()` in an async test.",
+        at: session.expectations.first?.location
+          ?? TestLocation(fileID: #fileID, filePath: #filePath, line: #line, column: #column))
+      return session
+    }
+    let recorded = self.recorded
+    let dispatch: DispatchFunction = { action in
+      recorded.withLock { $0.append(action) }
+      session.check(action)
+    }
+    let getState: GetState<State> = { session.nextState() }
+    let middleware: Middleware<State> = createThunkMiddleware()
+    middleware(dispatch, getState)({ _ in })(thunk)
+    return session
+  }
+
+  private func failLeftovers(_ session: Session) {
+    let (expectations, states) = session.leftovers()
+    for expectation in expectations {
+      reportFailure("Unfulfilled dispatches: \(expectation.description)", at: expectation.location)
+    }
+    for (state, location) in states {
+      reportFailure("Unfulfilled getsState: \(state)", at: location)
+    }
+  }
+
+  /// The expectations and states one ReSwift-style run consumes, from any thread.
+  private final class Session: @unchecked Sendable {
+    private let remaining: LockedBox<(expectations: [Expectation], states: [(State, TestLocation)])>
+
+    init(expectations: [Expectation], states: [(State, TestLocation)]) {
+      remaining = LockedBox((expectations, states))
+    }
+
+    var expectations: [Expectation] {
+      remaining.withLock { $0.expectations }
+    }
+
+    var allFulfilled: Bool {
+      remaining.withLock { $0.expectations.isEmpty }
+    }
+
+    func check(_ action: any Action) {
+      let next = remaining.withLock {
+        $0.expectations.isEmpty ? nil : $0.expectations.removeFirst()
+      }
+      guard let next else { return }
+      if !next.check(action) {
+        reportFailure(
+          "Expected a dispatch of \(next.description), but it was \(describe(action)).",
+          at: next.location)
+      }
+    }
+
+    func nextState() -> State? {
+      remaining.withLock { $0.states.isEmpty ? nil : $0.states.removeFirst().0 }
+    }
+
+    func leftovers() -> ([Expectation], [(State, TestLocation)]) {
+      remaining.withLock { ($0.expectations, $0.states) }
     }
   }
 }

@@ -66,3 +66,96 @@ public final class StoreStub<State: Sendable>: Sendable {
 private struct ForcedState<State: Sendable>: Action {
   let state: State
 }
+
+extension StoreStub: StoreType {
+  /// A function called with the state after an asynchronously created action was reduced.
+  public typealias DispatchCallback = (State) -> Void
+  /// The store's action creator.
+  public typealias ActionCreator = Store<State>.ActionCreator
+  /// The store's asynchronous action creator.
+  @available(*, deprecated, message: "Use a Thunk: it can await, be cancelled and be tested.")
+  public typealias AsyncActionCreator = Store<State>.AsyncActionCreator
+
+  // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
+  /// The state the stub shows.
+  /// - Complexity: O(1).
+  public var state: State! {
+    store.state
+  }
+
+  // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
+  /// Records an action, as the stub's store does.
+  /// - Complexity: O(1) amortized.
+  public var dispatchFunction: DispatchFunction! {
+    store.dispatchFunction
+  }
+
+  /// Records `action` without reducing it.
+  ///
+  /// - Parameter action: The action.
+  /// - Complexity: O(1) amortized.
+  public func dispatch(_ action: any Action) {
+    store.dispatch(action)
+  }
+
+  /// Calls the action creator with the stub's state and records the action it returns.
+  ///
+  /// - Parameter actionCreator: The function to call.
+  /// - Complexity: The action creator, plus O(1) amortized.
+  public func dispatch(_ actionCreator: ActionCreator) {
+    store.dispatch(actionCreator)
+  }
+
+  /// Calls the asynchronous action creator; records the action of the creator it passes back.
+  ///
+  /// - Parameter asyncActionCreator: The function to call.
+  /// - Complexity: The action creator, plus O(1) amortized.
+  @available(*, deprecated, message: "Use a Thunk: it can await, be cancelled and be tested.")
+  public func dispatch(_ asyncActionCreator: AsyncActionCreator) {
+    store.dispatch(asyncActionCreator)
+  }
+
+  /// Calls the asynchronous action creator; records the action of the creator it passes back,
+  /// then calls `callback` with the stub's state.
+  ///
+  /// - Parameters:
+  ///   - asyncActionCreator: The function to call.
+  ///   - callback: Called with the state after the action was recorded.
+  /// - Complexity: The action creator, plus O(1) amortized.
+  @available(*, deprecated, message: "Use a Thunk: it can await, be cancelled and be tested.")
+  public func dispatch(_ asyncActionCreator: AsyncActionCreator, callback: DispatchCallback?) {
+    store.dispatch(asyncActionCreator, callback: callback)
+  }
+
+  /// Subscribes an object to the stub's state.
+  ///
+  /// - Parameter subscriber: The object to notify.
+  /// - Complexity: As ``Store/subscribe(_:)``.
+  @preconcurrency @MainActor
+  public func subscribe<Subscriber: StoreSubscriber>(_ subscriber: Subscriber)
+  where Subscriber.StoreSubscriberStateType == State {
+    store.subscribe(subscriber)
+  }
+
+  /// Subscribes an object to a selection of the stub's state.
+  ///
+  /// - Parameters:
+  ///   - subscriber: The object to notify.
+  ///   - transform: Builds the subscription from one of the whole state, or `nil`.
+  /// - Complexity: As ``Store/subscribe(_:transform:)-94h10``.
+  @preconcurrency @MainActor
+  public func subscribe<SelectedState, Subscriber: StoreSubscriber>(
+    _ subscriber: Subscriber,
+    transform: ((Subscription<State>) -> Subscription<SelectedState>)?
+  ) where Subscriber.StoreSubscriberStateType == SelectedState {
+    store.subscribe(subscriber, transform: transform)
+  }
+
+  /// Ends the subscription of `subscriber`.
+  ///
+  /// - Parameter subscriber: The object passed to `subscribe`.
+  /// - Complexity: O(1) amortized.
+  public func unsubscribe(_ subscriber: any AnyStoreSubscriber) {
+    store.unsubscribe(subscriber)
+  }
+}

@@ -4,7 +4,19 @@ import XCTest
 
 /// The helpers under XCTest: failures go to `XCTFail` at the caller's line when no Swift
 /// Testing test is running.
+///
+/// `@MainActor` goes on each test method: on the class, Linux test discovery crashes before any
+/// test runs (the Migrating from ReSwift article).
 final class TestStoreXCTests: XCTestCase {
+  @MainActor
+  func testASynchronousMainActorMethodSubscribesAndIsNotifiedBeforeDispatchReturns() {
+    let store = Store<CounterState>(reducer: counterReducer, state: CounterState())
+    let recorder = RecordingSubscriber<Int>()
+    store.subscribe(recorder) { $0.select(\.count) }
+    store.dispatch(Increment())
+    XCTAssertEqual(recorder.values, [0, 1])
+  }
+
   @MainActor
   func testSendAndReceiveUnderXCTest() async {
     let store = TestStore(initialState: CounterState(), reducer: counterReducer)
