@@ -1,0 +1,138 @@
+import Dispatch
+import Statecraft
+import StatecraftTesting
+import XCTest
+
+/// ReSwift-style tests: nonisolated XCTest methods that create, subscribe and read subscribers.
+final class ReSwiftStyleStoreTests: XCTestCase {
+  func testInitDispatchesTheInitActionAndStateIsReadLikeReSwifts() {
+    let store = Store<AppState>(reducer: appReducer, state: nil)
+    XCTAssertEqual(store.state.counter, 0)
+    XCTAssertEqual(store.state?.counter, 0)
+    guard let state = store.state else { return XCTFail("no state") }
+    XCTAssertNil(state.name)
+  }
+
+  func testSubscriberGetsTheStateAtOnceAndEachChange() {
+    let store = Store<AppState>(reducer: appReducer, state: AppState())
+    let subscriber = TestSubscriber<Int>()
+    store.subscribe(subscriber) { $0.select { $0.counter } }
+    store.dispatch(IncreaseCounter())
+    store.dispatch(SetName(name: "skipped"))
+    store.dispatch(IncreaseCounter())
+    XCTAssertEqual(subscriber.receivedStates, [0, 1, 2])
+    store.unsubscribe(subscriber)
+    store.dispatch(IncreaseCounter())
+    XCTAssertEqual(subscriber.receivedStates, [0, 1, 2])
+  }
+
+  func testWholeStateSubscriberAndNilTransform() {
+    let store = Store<AppState>(reducer: appReducer, state: AppState())
+    let whole = TestSubscriber<AppState>()
+    let explicit = TestSubscriber<AppState>()
+    store.subscribe(whole)
+    store.subscribe(explicit, transform: nil)
+    store.dispatch(IncreaseCounter())
+    XCTAssertEqual(whole.receivedStates.map { $0.counter }, [0, 1])
+    XCTAssertEqual(explicit.receivedStates.map { $0.counter }, [0, 1])
+  }
+
+  func testUnsubscribeThroughAnyStoreSubscriber() {
+    let store = Store<AppState>(reducer: appReducer, state: AppState())
+    let subscriber = TestSubscriber<Int>()
+    store.subscribe(subscriber) { $0.select { $0.counter } }
+    let erased: AnyStoreSubscriber = subscriber
+    store.unsubscribe(erased)
+    store.dispatch(IncreaseCounter())
+    XCTAssertEqual(subscriber.receivedStates, [0])
+  }
+
+  func testC15SubscribingOffTheMainThreadRegistersAtOnceAndDeliversOnTheMainQueue() {
+    let store = Store<AppState>(reducer: appReducer, state: AppState())
+    let subscriber = TestSubscriber<Int>()
+    let delivered = expectation(description: "first state on the main queue")
+    var deliveredOnMain = [Bool]()
+    subscriber.onNewState = { _ in
+      deliveredOnMain.append(Thread.isMainThread)
+      delivered.fulfill()
+    }
+    let subscribed = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      subscribeToCounter(subscriber, on: store)
+      // Registered at once: this commit is not missed, and the first delivery is its state.
+      store.dispatch(IncreaseCounter())
+      subscribed.signal()
+    }
+    XCTAssertEqual(subscribed.wait(timeout: .now() + 5), .success)
+    XCTAssertEqual(subscriber.receivedStates, [], "nothing is delivered off the main queue")
+    wait(for: [delivered], timeout: 5)
+    XCTAssertEqual(subscriber.receivedStates, [1])
+    XCTAssertEqual(deliveredOnMain, [true])
+    store.dispatch(IncreaseCounter())
+    XCTAssertEqual(subscriber.receivedStates, [1, 2])
+  }
+
+  func testC15UnsubscribingBeforeTheMainQueueRunsDeliversNothing() {
+    let store = Store<AppState>(reducer: appReducer, state: AppState())
+    let subscriber = TestSubscriber<Int>()
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      subscribeToCounter(subscriber, on: store)
+      store.unsubscribe(subscriber)
+      done.signal()
+    }
+    XCTAssertEqual(done.wait(timeout: .now() + 5), .success)
+    let drained = expectation(description: "the main queue ran the first delivery's turn")
+    DispatchQueue.main.async { drained.fulfill() }
+    wait(for: [drained], timeout: 5)
+    store.dispatch(IncreaseCounter())
+    XCTAssertEqual(subscriber.receivedStates, [])
+  }
+
+  func testStoreTypeGenericHelperAndDispatchingStoreTypeInjection() {
+    let store = Store<AppState>(reducer: appReducer, state: AppState())
+    CounterCoordinator(store: store).increase()
+    XCTAssertEqual(counterText(of: store), "1 / nobody")
+
+    let stub = StoreStub(state: AppState(counter: 7, name: "stub"))
+    CounterCoordinator(store: stub).increase()
+    XCTAssertEqual(stub.actions.count, 1)
+    XCTAssertEqual(counterText(of: stub), "7 / stub")
+  }
+
+  func testActionCreatorAndDispatchFunction() {
+    let store = Store<AppState>(reducer: appReducer, state: AppState())
+    store.dispatch(renameIfEmpty("first"))
+    store.dispatch(renameIfEmpty("second"))
+    XCTAssertEqual(store.state.name, "first")
+    let dispatch = store.dispatchFunction!
+    dispatch(IncreaseCounter())
+    XCTAssertEqual(store.state.counter, 1)
+  }
+
+  func testAsyncActionCreatorCallsBackWithTheNewState() {
+    let store = Store<AppState>(reducer: appReducer, state: AppState())
+    let calledBack = expectation(description: "callback")
+    var received: AppState?
+    store.dispatch(loadFilms(["A New Hope"])) { state in
+      received = state
+      calledBack.fulfill()
+    }
+    wait(for: [calledBack], timeout: 5)
+    XCTAssertEqual(received?.films, ["A New Hope"])
+    XCTAssertEqual(store.state.films, ["A New Hope"])
+  }
+
+  func testSettingMiddlewareRebuildsTheChain() {
+    let store = Store<AppState>(reducer: appReducer, state: AppState())
+    store.dispatch(IncreaseCounter())
+    let log = ActionLog()
+    store.middleware = [log.middleware()]
+    XCTAssertEqual(store.middleware.count, 1)
+    store.dispatch(SetName(name: "logged"))
+    store.middleware = []
+    store.dispatch(IncreaseCounter())
+    XCTAssertEqual(log.actions, ["SetName"])
+    XCTAssertEqual(store.state.counter, 2)
+  }
+}
