@@ -3,9 +3,9 @@ import PackageDescription
 
 let package = Package(
   name: "Statecraft",
+  // Docs/Platforms.md lists every API the products use that needs more than this floor.
   platforms: [
-    // Mutex and Atomic (Synchronization) set the floor on Apple platforms.
-    .macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2),
+    .macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1),
   ],
   products: [
     .library(name: "Statecraft", targets: ["Statecraft"]),
@@ -19,7 +19,9 @@ let package = Package(
     .executable(name: "todo", targets: ["Todo"]),
   ],
   targets: [
-    .target(name: "Statecraft"),
+    // The engine's atomics: compiler builtins, because Synchronization.Atomic needs iOS 18.
+    .target(name: "StatecraftAtomics"),
+    .target(name: "Statecraft", dependencies: ["StatecraftAtomics"]),
     .target(name: "StatecraftTesting", dependencies: ["Statecraft", "StatecraftTools"]),
     // Observation and Combine bridges: the core imports only the standard library, Dispatch and
     // Synchronization.
@@ -81,14 +83,18 @@ let package = Package(
       path: "Tests/ClientMainActor",
       swiftSettings: [.defaultIsolation(MainActor.self)]
     ),
+    // What every Swift Testing suite here shares: a time limit that works below macOS 13.
+    .target(name: "StatecraftTestSupport", path: "Tests/Support"),
     .testTarget(
       name: "StatecraftToolsTests",
-      dependencies: ["Statecraft", "StatecraftTools", "StatecraftTesting"],
+      dependencies: [
+        "Statecraft", "StatecraftTools", "StatecraftTesting", "StatecraftTestSupport",
+      ],
       resources: [.copy("Fixtures")]
     ),
     .testTarget(
       name: "StatecraftTestingTests",
-      dependencies: ["Statecraft", "StatecraftTesting"]
+      dependencies: ["Statecraft", "StatecraftTesting", "StatecraftTestSupport"]
     ),
     // A ReSwift app and its tests in the Swift 5 language mode, moved over by changing the
     // import: it must build without an edit. Deprecation warnings are its only warnings, from
@@ -103,7 +109,8 @@ let package = Package(
     .testTarget(
       name: "StatecraftTests",
       dependencies: [
-        "Statecraft", "StatecraftTesting", "StatecraftObservation", "ClientFixture",
+        "Statecraft", "StatecraftTesting", "StatecraftObservation", "StatecraftTestSupport",
+        "ClientFixture",
         "ClientMainActorFixture", "Counter",
         "CounterModel", "Films", "Inspect", "Search", "Todo",
       ]

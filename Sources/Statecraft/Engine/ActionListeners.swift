@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The tasks waiting for an action (``ThunkContext/take(where:timeout:)``) or a state
 /// (``ThunkContext/condition(_:timeout:)``), checked after every commit.
 @usableFromInline
@@ -10,12 +8,12 @@ final class ActionListeners: Sendable {
   }
 
   /// How many listeners wait; `notify` is skipped while it is zero.
-  @usableFromInline let count = Atomic<Int>(0)
+  @usableFromInline let count = AtomicCell<Int>(0)
   /// How many observers there are; `notifyObservers` is skipped while it is zero.
-  @usableFromInline let observerCount = Atomic<Int>(0)
+  @usableFromInline let observerCount = AtomicCell<Int>(0)
   private let listeners = Locked<[UInt64: Listener]>([:])
   private let observers = Locked<[UInt64: @Sendable (any Action) -> Void]>([:])
-  private let nextID = Atomic<UInt64>(0)
+  private let nextID = AtomicCell<UInt64>(0)
 
   @usableFromInline
   init() {}

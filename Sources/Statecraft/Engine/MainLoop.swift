@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// The part of a store that lives on the main queue: notification rounds, the mark that one is
 /// due, and the actions subscribers dispatch during a round.
@@ -23,9 +22,9 @@ final class MainLoop<State: Sendable> {
   ///
   /// Any thread sets it; the round clears it before it reads the state, so a commit after that
   /// read schedules another round.
-  @usableFromInline nonisolated let _isRoundDue = Atomic<Bool>(false)
+  @usableFromInline nonisolated let _isRoundDue = AtomicCell<Bool>(false)
   /// Mirrors `isRunning` for `dispatch`, which must not ask for the main queue on every call.
-  @usableFromInline nonisolated let _isRunningMirror = Atomic<Bool>(false)
+  @usableFromInline nonisolated let _isRunningMirror = AtomicCell<Bool>(false)
 
   /// What the main queue keeps between and during rounds.
   @usableFromInline

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The lock held while middleware and reducer run for one action and every action it causes,
 /// with the thread that holds it and that thread's queue of re-entrant dispatches (C2, C4).
 ///
@@ -12,7 +10,7 @@ import Synchronization
 final class ProcessLock: Sendable {
   @usableFromInline let _lock = Lock()
   /// The thread that holds `_lock`, or 0.
-  @usableFromInline let _owner = Atomic<UInt>(0)
+  @usableFromInline let _owner = AtomicCell<UInt>(0)
   @usableFromInline let _pending = Slot(FIFO<any Action>())
 
   @inlinable

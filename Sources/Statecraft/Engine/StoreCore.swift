@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// The engine behind ``Store``: dispatch → middleware → reduce → commit → notify, top to bottom.
 ///
@@ -25,17 +24,17 @@ final class StoreCore<State: Sendable>: Sendable {
   @usableFromInline let mainLoop: MainLoop<State>
   @usableFromInline let registry: Locked<Registry<State>>
   /// How many subscriptions stand; a commit skips notification while it is zero.
-  @usableFromInline let subscriptionCount = Atomic<Int>(0)
+  @usableFromInline let subscriptionCount = AtomicCell<Int>(0)
   /// Told when `subscriptionCount` crosses zero (scopes stay alive while they have subscribers).
   let _occupancyObserver = Locked<(@Sendable () -> Void)?>(nil)
   /// The thread running `batch`, or 0; a round elsewhere waits for the batch's end.
-  @usableFromInline let _batchThread = Atomic<UInt>(0)
+  @usableFromInline let _batchThread = AtomicCell<UInt>(0)
   @usableFromInline let reentrantDispatchLimit: Int
   @usableFromInline let automaticallySkipsRepeats: Bool
   @usableFromInline let _route: Route?
   /// The address of the middleware chain in force, an unretained `ChainBox`; 0 without
   /// middleware.
-  @usableFromInline let _chain = Atomic<UInt>(0)
+  @usableFromInline let _chain = AtomicCell<UInt>(0)
   /// The middleware array the chain was built from, and every chain built so far.
   let _middleware = Locked<(array: [Middleware<State>], boxes: [ChainBox])>(([], []))
 

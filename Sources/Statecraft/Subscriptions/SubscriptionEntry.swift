@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Whether a subscription still delivers, shared by its entry and its last step.
 ///
 /// The last step holds it strongly (not the entry weakly) to mark the subscription gone when it
@@ -11,15 +9,15 @@ final class SubscriptionStatus: Sendable {
   ///
   /// Checked just before each delivery, so removal during a notification round takes effect at
   /// once.
-  @usableFromInline let _isActive = Atomic<Bool>(true)
+  @usableFromInline let _isActive = AtomicCell<Bool>(true)
   /// Set once the registry has counted the subscription as removed; guarded by the registry
   /// lock.
-  @usableFromInline let _isRemoved = Atomic<Bool>(false)
+  @usableFromInline let _isRemoved = AtomicCell<Bool>(false)
   /// The version of the state delivered on subscribing; later deliveries must be newer.
   ///
   /// `UInt64.max` until a subscription made off the main queue gets its first state there; set
   /// before the entry is shared or on the main queue, and read only there.
-  @usableFromInline let _startVersion = Atomic<UInt64>(0)
+  @usableFromInline let _startVersion = AtomicCell<UInt64>(0)
 
   @inlinable
   init() {}

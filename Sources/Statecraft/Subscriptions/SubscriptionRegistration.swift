@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// The first step of a subscription: hands the store's states to the steps the transform added.
 @usableFromInline

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Keeps a closure subscription alive; cancel it or release it to unsubscribe.
 ///
 /// Returned by ``Store/subscribe(_:receive:)-2xaid``. Store it for as long as the closure should be
@@ -15,7 +13,7 @@ import Synchronization
 /// }
 /// ```
 public final class SubscriptionToken: Sendable {
-  private let isCancelled = Atomic<Bool>(false)
+  private let isCancelled = AtomicCell<Bool>(false)
   private let onCancel: @Sendable () -> Void
 
   init(onCancel: @escaping @Sendable () -> Void) {

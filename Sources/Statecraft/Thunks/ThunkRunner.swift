@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One run of a thunk: its cancellation, its task and the thunks it dispatched.
 final class ThunkRun: Sendable {
   private struct Links {
@@ -10,7 +8,7 @@ final class ThunkRun: Sendable {
 
   let id: ThunkID?
   let serial: UInt64
-  private let cancelled = Atomic<Bool>(false)
+  private let cancelled = AtomicCell<Bool>(false)
   private let links = Locked(Links())
 
   init(id: ThunkID?, serial: UInt64) {
@@ -64,7 +62,7 @@ final class ThunkRun: Sendable {
 /// errors go.
 @usableFromInline
 final class ThunkRunner: Sendable {
-  private let nextSerial = Atomic<UInt64>(0)
+  private let nextSerial = AtomicCell<UInt64>(0)
   private let running = Locked<[UInt64: ThunkRun]>([:])
   let environmentStorage = Locked(ThunkEnvironment())
   let errorHandler = Locked<(@Sendable (any Error) -> Void)?>(ThunkRunner.defaultErrorHandler)

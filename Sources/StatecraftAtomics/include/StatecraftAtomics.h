@@ -1,0 +1,48 @@
+// Atomic operations on a 64-bit word, for Statecraft's engine.
+//
+// Synchronization.Atomic needs macOS 15 / iOS 18; these compiler builtins work on every system
+// Statecraft supports, and ThreadSanitizer instruments them. Each ordering is its own function
+// so that the ordering is a constant wherever Swift inlines the call.
+#ifndef STATECRAFT_ATOMICS_H
+#define STATECRAFT_ATOMICS_H
+
+#include <stdint.h>
+
+#define SC_LOAD(name, order) \
+  static inline uint64_t sc_load_##name(const uint64_t *word) { \
+    return __atomic_load_n(word, order); \
+  }
+#define SC_STORE(name, order) \
+  static inline void sc_store_##name(uint64_t *word, uint64_t value) { \
+    __atomic_store_n(word, value, order); \
+  }
+#define SC_EXCHANGE(name, order) \
+  static inline uint64_t sc_exchange_##name(uint64_t *word, uint64_t value) { \
+    return __atomic_exchange_n(word, value, order); \
+  }
+#define SC_FETCH_ADD(name, order) \
+  static inline uint64_t sc_fetch_add_##name(uint64_t *word, uint64_t value) { \
+    return __atomic_fetch_add(word, value, order); \
+  }
+
+SC_LOAD(relaxed, __ATOMIC_RELAXED)
+SC_LOAD(acquire, __ATOMIC_ACQUIRE)
+SC_LOAD(seq_cst, __ATOMIC_SEQ_CST)
+
+SC_STORE(relaxed, __ATOMIC_RELAXED)
+SC_STORE(release, __ATOMIC_RELEASE)
+SC_STORE(seq_cst, __ATOMIC_SEQ_CST)
+
+SC_EXCHANGE(relaxed, __ATOMIC_RELAXED)
+SC_EXCHANGE(acquire, __ATOMIC_ACQUIRE)
+SC_EXCHANGE(release, __ATOMIC_RELEASE)
+SC_EXCHANGE(acq_rel, __ATOMIC_ACQ_REL)
+SC_EXCHANGE(seq_cst, __ATOMIC_SEQ_CST)
+
+SC_FETCH_ADD(relaxed, __ATOMIC_RELAXED)
+SC_FETCH_ADD(acquire, __ATOMIC_ACQUIRE)
+SC_FETCH_ADD(release, __ATOMIC_RELEASE)
+SC_FETCH_ADD(acq_rel, __ATOMIC_ACQ_REL)
+SC_FETCH_ADD(seq_cst, __ATOMIC_SEQ_CST)
+
+#endif
