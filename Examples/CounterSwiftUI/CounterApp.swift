@@ -9,7 +9,8 @@
 
   let mainStore = Store<AppState>(reducer: counterReducer, state: nil)
 
-  // Mark this type @main in the app target.
+  // Mark this type @main in the app target. ObservableStore needs iOS 17 and macOS 14.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   struct CounterApp: App {
     var body: some Scene {
       WindowGroup {
@@ -18,6 +19,7 @@
     }
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   struct CounterView: View {
     let model: ObservableStore<AppState>
 

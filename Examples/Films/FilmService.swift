@@ -22,10 +22,10 @@ private struct FilmList: Decodable {
 /// Reads the films from the JSON file bundled with the example, after a simulated network
 /// delay.
 struct BundledFilmService: FilmService {
-  var delay: Duration = .milliseconds(500)
+  var delay: Interval = .milliseconds(500)
 
   func films() async throws -> [Film] {
-    try await Task.sleep(for: delay)
+    try await Task.sleep(nanoseconds: delay.nanoseconds)
     guard let url = Bundle.module.url(forResource: "films", withExtension: "json") else {
       throw FilmServiceError.missingBundledData
     }

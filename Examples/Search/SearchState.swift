@@ -46,7 +46,7 @@ enum DirectoryKey: ThunkEnvironmentKey {
 }
 
 enum DebounceKey: ThunkEnvironmentKey {
-  static let defaultValue: Duration = .milliseconds(250)
+  static let defaultValue: Interval = .milliseconds(250)
 }
 
 /// Type-ahead search: waits for typing to pause, and a newer query cancels this one, as in
@@ -54,7 +54,7 @@ enum DebounceKey: ThunkEnvironmentKey {
 func search(_ query: String) -> Thunk<SearchState> {
   Thunk(id: "search", cancelsInFlight: true) { context in
     context.dispatch(SearchAction.started(query))
-    try await Task.sleep(for: context.environment[DebounceKey.self])
+    try await Task.sleep(nanoseconds: context.environment[DebounceKey.self].nanoseconds)
     let needle = query.lowercased()
     let results = try context.environment[DirectoryKey.self].names()
       .filter { needle.isEmpty == false && $0.lowercased().contains(needle) }

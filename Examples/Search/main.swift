@@ -1,6 +1,5 @@
 import Dispatch
 import Statecraft
-import Synchronization
 
 // Type-ahead search over a bundled list of characters. Each line on standard input is the
 // search field's text after a keystroke: `swift run search`, then type `l`, `lu`, `luk`, each
@@ -18,17 +17,16 @@ let view = ResultsView(store: mainStore)
 view.appear()
 
 // Keystrokes arrive on another thread, as they would from a text field's delegate.
-let lastSearch = Mutex<ThunkTask<Void>?>(nil)
-let (endOfInput, finishInput) = AsyncStream.makeStream(of: Void.self)
+let (searches, input) = AsyncStream.makeStream(of: ThunkTask<Void>.self)
 DispatchQueue.global().async {
   while let line = readLine() {
-    let task = mainStore.dispatch(search(line))
-    lastSearch.withLock { $0 = task }
+    input.yield(mainStore.dispatch(search(line)))
   }
-  finishInput.finish()
+  input.finish()
 }
-for await _ in endOfInput {}
-_ = try? await lastSearch.withLock({ $0 })?.value
+var lastSearch: ThunkTask<Void>?
+for await search in searches { lastSearch = search }
+_ = try? await lastSearch?.value
 // The last results were committed on another thread; let the main queue deliver them.
 while !mainStore.state.query.isEmpty, view.shownQueries.last != mainStore.state.query {
   await Task.yield()

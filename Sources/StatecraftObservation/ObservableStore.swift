@@ -20,6 +20,9 @@ import Statecraft
 ///
 /// > Important: Values are read on the main actor and are the state last delivered to
 /// > subscribers there. Reading ``state`` whole tracks every change.
+///
+/// Needs the Observation framework: macOS 14, iOS 17, tvOS 17, watchOS 10.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @MainActor
 @dynamicMemberLookup
 public final class ObservableStore<State: Sendable>: Observable {

@@ -33,10 +33,10 @@ public final class RecordingSubscriber<Value>: StoreSubscriber {
   ///   - timeout: How long to wait at most.
   /// - Returns: Whether `count` values arrived in time.
   @discardableResult
-  public func waitForValues(count: Int, timeout: Duration = .seconds(2)) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while values.count < count, ContinuousClock.now < deadline {
-      try? await Task.sleep(for: .milliseconds(1))
+  public func waitForValues(count: Int, timeout: Interval = .seconds(2)) async -> Bool {
+    let deadline = MonotonicClock.now + timeout.nanoseconds
+    while values.count < count, MonotonicClock.now < deadline {
+      await MonotonicClock.sleep(for: .milliseconds(1))
     }
     return values.count >= count
   }

@@ -33,5 +33,5 @@ func stateDiff<Value>(expected: Value, actual: Value) -> String {
 private func dumpLines<Value>(_ value: Value) -> [String] {
   var text = ""
   dump(value, to: &text)
-  return text.split(separator: "\n").map(String.init)
+  return text.split(separator: "\n" as Character).map(String.init)
 }

@@ -166,13 +166,13 @@ public final class TestStore<State: Equatable & Sendable> {
   ///   - column: The column to report a failure at; defaults to the caller's.
   public func receive<Received: Action>(
     _ type: Received.Type,
-    timeout: Duration = .seconds(2),
+    timeout: Interval = .seconds(2),
     assert updateExpectedState: ((inout State) throws -> Void)? = nil,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
     column: UInt = #column
   ) async {
     let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    let deadline = ContinuousClock.now + timeout
+    let deadline = MonotonicClock.now + timeout.nanoseconds
     while true {
       if let entry = log.entries(from: checked).first {
         checked += 1
@@ -190,13 +190,13 @@ public final class TestStore<State: Equatable & Sendable> {
         expectedState = entry.state
         continue
       }
-      if ContinuousClock.now >= deadline {
+      if MonotonicClock.now >= deadline {
         reportFailure(
           "Expected to receive \(Received.self) within \(timeout), but nothing arrived.",
           at: location)
         return
       }
-      try? await Task.sleep(for: .milliseconds(1))
+      await MonotonicClock.sleep(for: .milliseconds(1))
     }
   }
 
@@ -210,7 +210,7 @@ public final class TestStore<State: Equatable & Sendable> {
   ///   - line: The line to report a failure at; defaults to the caller's.
   ///   - column: The column to report a failure at; defaults to the caller's.
   public func finish(
-    timeout: Duration = .seconds(2),
+    timeout: Interval = .seconds(2),
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
     column: UInt = #column
   ) async {
@@ -222,9 +222,9 @@ public final class TestStore<State: Equatable & Sendable> {
       for wait in pending { await wait() }
       finished.withLock { $0 = true }
     }
-    let deadline = ContinuousClock.now + timeout
-    while !finished.withLock({ $0 }), ContinuousClock.now < deadline {
-      try? await Task.sleep(for: .milliseconds(1))
+    let deadline = MonotonicClock.now + timeout.nanoseconds
+    while !finished.withLock({ $0 }), MonotonicClock.now < deadline {
+      await MonotonicClock.sleep(for: .milliseconds(1))
     }
     if !finished.withLock({ $0 }) {
       waiter.cancel()

@@ -57,7 +57,7 @@ public struct ActionRegistry: Sendable {
 public final class ActionRecorder<State: Sendable>: Sendable {
   private let handle: LockedBox<(handle: FileHandle, index: Int)>
   private let registry: ActionRegistry
-  private let start = ContinuousClock.now
+  private let start = MonotonicClock.now
 
   /// Starts a recording, replacing the file.
   ///
@@ -96,9 +96,7 @@ public final class ActionRecorder<State: Sendable>: Sendable {
   ///
   /// - Parameter action: The action.
   public func record(_ action: any Action) {
-    let elapsed = ContinuousClock.now - start
-    let seconds =
-      Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let seconds = Double(MonotonicClock.now - start) / 1e9
     let payload = registry.encode(action)
     handle.withLock { state in
       let line = RecordedLine(

@@ -71,10 +71,9 @@ public func createLoggingMiddleware<State: Sendable>(
     { next in
       { action in
         let before = getState()
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = MonotonicClock.now
         next(action)
-        let elapsed = clock.now - start
+        let elapsed = MonotonicClock.now - start
         let after = getState()
         var line =
           "▸ \(describe(action, path: "action", isSensitive: isSensitive))  \(format(elapsed))"
@@ -88,10 +87,8 @@ public func createLoggingMiddleware<State: Sendable>(
   }
 }
 
-private func format(_ duration: Duration) -> String {
-  let microseconds =
-    Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
-  return String(format: "%.2f ms", microseconds / 1_000)
+private func format(_ nanoseconds: UInt64) -> String {
+  String(format: "%.2f ms", Double(nanoseconds) / 1e6)
 }
 
 /// The properties that differ between two values, one level into nested structures, as

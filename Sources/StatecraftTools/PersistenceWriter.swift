@@ -1,4 +1,5 @@
 import Foundation
+import Statecraft
 
 /// Writes the saves of one file, in order: a debounced save writes only the latest data, and a
 /// write never runs at the same time as another.
@@ -34,7 +35,7 @@ final class PersistenceWriter: Sendable {
 
   /// Writes `data` once `delay` has passed without a newer schedule.
   func schedule(
-    _ data: Data, after delay: Duration, onError: @escaping @Sendable (PersistenceError) -> Void
+    _ data: Data, after delay: Interval, onError: @escaping @Sendable (PersistenceError) -> Void
   ) {
     let generation = pending.withLock { pending in
       pending.data = data
@@ -43,7 +44,7 @@ final class PersistenceWriter: Sendable {
       return pending.generation
     }
     Task.detached { [self] in
-      try? await Task.sleep(for: delay)
+      await MonotonicClock.sleep(for: delay)
       writePending(ifStill: generation)
     }
   }

@@ -40,7 +40,7 @@ public final class StatePersistence<State: Sendable, Saved: Codable & Sendable &
   public let schemaVersion: Int
   private let migrations: [Int: PersistenceMigration]
   private let select: @Sendable (State) -> Saved
-  private let debounce: Duration
+  private let debounce: Interval
   private let maximumFileSize: Int
   private let maximumNestingDepth: Int
   let writer: PersistenceWriter
@@ -60,7 +60,7 @@ public final class StatePersistence<State: Sendable, Saved: Codable & Sendable &
     file: URL,
     schemaVersion: Int = 1,
     migrations: [Int: PersistenceMigration] = [:],
-    debounce: Duration = .milliseconds(500),
+    debounce: Interval = .milliseconds(500),
     maximumFileSize: Int = 10 * 1_024 * 1_024,
     maximumNestingDepth: Int = 64,
     select: @escaping @Sendable (State) -> Saved

@@ -25,7 +25,7 @@ extension ThunkContext {
   public func take<Wanted: Action>(
     _ type: Wanted.Type,
     where predicate: @escaping @Sendable (Wanted) -> Bool = { _ in true },
-    timeout: Duration? = nil
+    timeout: Interval? = nil
   ) async throws -> Wanted {
     let action = try await take(
       where: { ($0 as? Wanted).map(predicate) ?? false }, timeout: timeout)
@@ -47,7 +47,7 @@ extension ThunkContext {
   ///   accepts one.
   public func take(
     where predicate: @escaping @Sendable (any Action) -> Bool,
-    timeout: Duration? = nil
+    timeout: Interval? = nil
   ) async throws -> any Action {
     try checkCancellation()
     // The listeners, not the core: a thunk waiting here must not keep a released store alive.
@@ -76,7 +76,7 @@ extension ThunkContext {
   ///   holds.
   public func condition(
     _ predicate: @escaping @Sendable (State) -> Bool,
-    timeout: Duration? = nil
+    timeout: Interval? = nil
   ) async throws {
     try checkCancellation()
     guard let core, let listeners = Optional(core.reduction.listeners) else {
@@ -95,19 +95,19 @@ extension ThunkContext {
 /// The error thrown when waiting in a thunk takes longer than its timeout.
 public struct ThunkTimeoutError: Error, Sendable, Equatable {
   /// The timeout that passed.
-  public let timeout: Duration
+  public let timeout: Interval
 }
 
 /// Runs `operation`, throwing ``ThunkTimeoutError`` if it takes longer than `timeout`.
 private func withTimeout<Result: Sendable>(
-  _ timeout: Duration?,
+  _ timeout: Interval?,
   _ operation: @escaping @Sendable () async throws -> Result
 ) async throws -> Result {
   guard let timeout else { return try await operation() }
   return try await withThrowingTaskGroup(of: Result.self) { group in
     group.addTask { try await operation() }
     group.addTask {
-      try await Task.sleep(for: timeout)
+      try await Task.sleep(nanoseconds: timeout.nanoseconds)
       throw ThunkTimeoutError(timeout: timeout)
     }
     defer { group.cancelAll() }
