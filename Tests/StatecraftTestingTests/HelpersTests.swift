@@ -1,9 +1,10 @@
 import Statecraft
+import StatecraftTestSupport
 import StatecraftTesting
 import Testing
 
 @MainActor
-@Suite(.timeLimit(.minutes(1))) struct StoreStubTests {
+@Suite(.bounded(minutes: 1)) struct StoreStubTests {
   @Test func recordsActionsWithoutReducingThem() {
     let stub = StoreStub(state: CounterState(count: 5))
     stub.store.dispatch(Increment())
@@ -24,7 +25,7 @@ import Testing
 }
 
 @MainActor
-@Suite(.timeLimit(.minutes(1))) struct ExpectThunkTests {
+@Suite(.bounded(minutes: 1)) struct ExpectThunkTests {
   @Test func checksDispatchesInOrderAgainstTheStatesGiven() async {
     let thunk = Thunk<CounterState> { dispatch, getState in
       if getState()?.count == 0 { dispatch(Increment()) }
@@ -79,7 +80,7 @@ import Testing
 }
 
 @MainActor
-@Suite(.timeLimit(.minutes(1))) struct RecordingSubscriberTests {
+@Suite(.bounded(minutes: 1)) struct RecordingSubscriberTests {
   @Test func recordsEveryValueIncludingBackgroundCommits() async {
     let store = Store<CounterState>(reducer: counterReducer, state: CounterState())
     let recorder = RecordingSubscriber<Int>()

@@ -1,9 +1,10 @@
 import Statecraft
+import StatecraftTestSupport
 import StatecraftTesting
 import Testing
 
 @MainActor
-@Suite(.timeLimit(.minutes(1))) struct TestStoreTests {
+@Suite(.bounded(minutes: 1)) struct TestStoreTests {
   @Test func sendChecksTheExactChange() async {
     let store = TestStore(initialState: CounterState(), reducer: counterReducer)
     await store.send(Increment()) { $0.count = 1 }

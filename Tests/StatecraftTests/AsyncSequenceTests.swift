@@ -1,8 +1,9 @@
 import Statecraft
+import StatecraftTestSupport
 import Testing
 
 @MainActor
-@Suite(.timeLimit(.minutes(1))) struct AsyncSequenceTests {
+@Suite(.bounded(minutes: 1)) struct AsyncSequenceTests {
   @Test func statesStartWithTheCurrentValueAndSkipRepeats() async {
     let store = makeStore()
     store.dispatch(Add(amount: 5))

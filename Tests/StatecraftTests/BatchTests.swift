@@ -1,9 +1,10 @@
 import Statecraft
+import StatecraftTestSupport
 import StatecraftTesting
 import Testing
 
 @MainActor
-@Suite(.timeLimit(.minutes(1))) struct BatchTests {
+@Suite(.bounded(minutes: 1)) struct BatchTests {
   @Test func subscribersAreNotifiedOnceWithTheFinalState() {
     let store = makeStore()
     let recorder = RecordingSubscriber<TestState>()

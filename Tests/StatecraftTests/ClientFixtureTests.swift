@@ -1,12 +1,13 @@
 import ClientFixture
 import ClientMainActorFixture
 import Statecraft
+import StatecraftTestSupport
 import Testing
 
 /// The client fixtures prove that app code compiles in Swift 6 mode without annotations; these
 /// tests check that it also works.
 @MainActor
-@Suite(.timeLimit(.minutes(1))) struct ClientFixtureTests {
+@Suite(.bounded(minutes: 1)) struct ClientFixtureTests {
   @Test func globalStoreViewAndBackgroundDispatch() async {
     let controller = FilmsViewController()
     controller.viewDidLoad()

@@ -1,11 +1,11 @@
 import Dispatch
 import Foundation
 import Statecraft
-import Synchronization
+import StatecraftTestSupport
 import Testing
 
 /// One test (or more) for each sentence of Docs/ConcurrencyModel.md; the C-numbers match.
-@Suite(.timeLimit(.minutes(1))) struct ConcurrencyModelTests {
+@Suite(.bounded(minutes: 1)) struct ConcurrencyModelTests {
   /// Bumped inside the reducer, outside any lock of the test's: if two reductions ever ran at
   /// once, ThreadSanitizer reports this race and the final count comes out short.
   nonisolated(unsafe) static var unguardedReductions = 0
@@ -69,7 +69,7 @@ import Testing
       },
       state: TestState(count: 0, label: "0")
     )
-    let mismatches = Atomic<Int>(0)
+    let mismatches = TestAtomic<Int>(0)
     await runOnThreads(4) { thread in
       for _ in 0..<5_000 {
         if thread < 2 {
@@ -274,7 +274,7 @@ import Testing
     let store = makeStore()
     let recorder = Recorder<Int>()
     store.subscribe(recorder) { $0.select(\.count) }
-    try? await Task.sleep(for: .milliseconds(1))
+    await MonotonicClock.sleep(for: .milliseconds(1))
     store.dispatch(Increment())
     #expect(recorder.values == [0, 1])
   }
@@ -426,8 +426,8 @@ import Testing
           })
         })
       // The predicate runs for actions reduced after the thunk started waiting.
-      let deadline = ContinuousClock.now + .seconds(10)
-      while !parked.isSet, ContinuousClock.now < deadline {
+      let deadline = MonotonicClock.now + Interval.seconds(10).nanoseconds
+      while !parked.isSet, MonotonicClock.now < deadline {
         store.dispatch(Increment())
         await Task.yield()
       }
@@ -465,9 +465,9 @@ import Testing
     // old engine's drain held the main queue for as long as the burst lasted. A time, not a
     // count, bounds the burst, so a main queue slowed by other tests still gets its turn.
     let stop = Flag()
-    let giveUp = ContinuousClock.now + .seconds(10)
+    let giveUp = MonotonicClock.now + Interval.seconds(10).nanoseconds
     let burst = Task.detached {
-      while !stop.isSet, ContinuousClock.now < giveUp { store.dispatch(Increment()) }
+      while !stop.isSet, MonotonicClock.now < giveUp { store.dispatch(Increment()) }
       return stop.isSet
     }
     await waitUntil { recorders[0].values.count >= 3 }  // rounds are running
@@ -499,7 +499,7 @@ import Testing
 
   @Test func c16ReplacingTheMiddlewareWhileThreadsDispatchLosesNothing() async {
     let store = makeStore()
-    let seen = Atomic<Int>(0)
+    let seen = TestAtomic<Int>(0)
     let counting: Middleware<TestState> = { _, _ in
       { next in
         { action in

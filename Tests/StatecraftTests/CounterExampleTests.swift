@@ -1,10 +1,11 @@
 import CounterModel
 import Foundation
 import Statecraft
+import StatecraftTestSupport
 import StatecraftTesting
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct CounterExampleTests {
+@Suite(.bounded(minutes: 1)) struct CounterExampleTests {
   @Test func reducerIsAPlainFunction() {
     let initial = counterReducer(action: StatecraftInit(), state: nil)
     #expect(initial == AppState(count: 0))

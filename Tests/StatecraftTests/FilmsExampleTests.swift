@@ -1,11 +1,12 @@
 import Foundation
 import Statecraft
+import StatecraftTestSupport
 import StatecraftTesting
 import Testing
 
 @testable import Films
 
-@Suite(.timeLimit(.minutes(1))) struct FilmsExampleTests {
+@Suite(.bounded(minutes: 1)) struct FilmsExampleTests {
   private struct StubFilmService: FilmService {
     var result: Result<[Film], FilmServiceError>
     func films() async throws -> [Film] { try result.get() }

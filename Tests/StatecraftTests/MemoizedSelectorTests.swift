@@ -1,9 +1,10 @@
 import Statecraft
+import StatecraftTestSupport
 import StatecraftTesting
 import Testing
 
 @MainActor
-@Suite(.timeLimit(.minutes(1))) struct MemoizedSelectorTests {
+@Suite(.bounded(minutes: 1)) struct MemoizedSelectorTests {
   struct Catalog: Equatable, Sendable {
     var films: [String] = ["A New Hope", "Attack of the Clones", "Return of the Jedi"]
     var prefix = "A"

@@ -1,8 +1,9 @@
 import Dispatch
 import Statecraft
+import StatecraftTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct MiddlewareTests {
+@Suite(.bounded(minutes: 1)) struct MiddlewareTests {
   private func recording(_ name: String, into log: Log<String>) -> Middleware<TestState> {
     { _, _ in
       { next in
@@ -84,9 +85,9 @@ import Testing
     let store = makeStore(middleware: [delay])
     store.dispatch(Increment())
     #expect(store.state.count == 0)
-    let deadline = ContinuousClock.now + .seconds(10)
-    while store.state.count == 0, ContinuousClock.now < deadline {
-      try? await Task.sleep(for: .milliseconds(1))
+    let deadline = MonotonicClock.now + Interval.seconds(10).nanoseconds
+    while store.state.count == 0, MonotonicClock.now < deadline {
+      await MonotonicClock.sleep(for: .milliseconds(1))
     }
     #expect(store.state.count == 1)
   }

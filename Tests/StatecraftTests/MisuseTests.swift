@@ -1,10 +1,11 @@
 import Dispatch
 import Foundation
 import Statecraft
+import StatecraftTestSupport
 import Testing
 
 /// C11: misuse stops the process with a message that names the action and the fix.
-@Suite(.timeLimit(.minutes(1))) struct MisuseTests {
+@Suite(.bounded(minutes: 1)) struct MisuseTests {
   @Test func dispatchFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       struct Nested: Action {}

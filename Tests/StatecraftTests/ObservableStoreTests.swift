@@ -1,10 +1,12 @@
 import Observation
 import Statecraft
 import StatecraftObservation
+import StatecraftTestSupport
 import Testing
 
 @MainActor
-@Suite(.timeLimit(.minutes(1))) struct ObservableStoreTests {
+@Suite(.bounded(minutes: 1)) struct ObservableStoreTests {
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func readsTheStateByKeyPath() {
     let store = makeStore()
     let model = ObservableStore(store)
@@ -14,6 +16,7 @@ import Testing
     #expect(model.state.count == 1)
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func aReaderIsInvalidatedOnlyWhenWhatItReadChanged() {
     let store = makeStore()
     let model = ObservableStore(store)
@@ -29,6 +32,7 @@ import Testing
     #expect(changes.elements == ["count"])
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func readingTheWholeStateTracksEveryChange() {
     let store = makeStore()
     let model = ObservableStore(store)
@@ -42,6 +46,7 @@ import Testing
     #expect(changes.elements == ["state"])
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func changesFromOtherThreadsArriveOnTheMainActor() async {
     let store = makeStore()
     let model = ObservableStore(store)

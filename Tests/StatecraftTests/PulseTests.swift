@@ -1,9 +1,10 @@
 import Statecraft
+import StatecraftTestSupport
 import StatecraftTesting
 import Testing
 
 @MainActor
-@Suite(.timeLimit(.minutes(1))) struct PulseTests {
+@Suite(.bounded(minutes: 1)) struct PulseTests {
   struct Screen: Equatable, Sendable {
     var alert = Pulse<String>()
     var count = 0

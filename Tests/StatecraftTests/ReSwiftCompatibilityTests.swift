@@ -1,11 +1,11 @@
 import Dispatch
 import Statecraft
+import StatecraftTestSupport
 import StatecraftTesting
-import Synchronization
 import Testing
 
 /// The ReSwift API in Swift 6 code; `Tests/ReSwiftStyleTests` has the Swift 5 side.
-@Suite(.timeLimit(.minutes(1))) struct ReSwiftCompatibilityTests {
+@Suite(.bounded(minutes: 1)) struct ReSwiftCompatibilityTests {
   private func describe<S: StoreType<TestState>>(_ store: S) -> String {
     guard let state = store.state else { return "none" }
     return "\(state.count) \(store.state?.label ?? "")"

@@ -1,9 +1,10 @@
 import Statecraft
+import StatecraftTestSupport
 import Testing
 
 /// Property tests of reducer composition over random action sequences. A failure prints the
 /// seed; replay it with `ReducerCompositionTests.check(seed:)`.
-@Suite(.timeLimit(.minutes(1))) struct ReducerCompositionTests {
+@Suite(.bounded(minutes: 1)) struct ReducerCompositionTests {
   struct Pair: Equatable, Sendable {
     var left = Slice()
     var right = Slice()

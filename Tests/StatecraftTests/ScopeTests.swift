@@ -1,9 +1,10 @@
 import Statecraft
+import StatecraftTestSupport
 import StatecraftTesting
 import Testing
 
 @MainActor
-@Suite(.timeLimit(.minutes(1))) struct ScopeTests {
+@Suite(.bounded(minutes: 1)) struct ScopeTests {
   struct App: Equatable, Sendable {
     var profile = Profile()
     var counter = 0

@@ -1,11 +1,12 @@
 import Foundation
 import Statecraft
+import StatecraftTestSupport
 import StatecraftTesting
 import Testing
 
 @testable import Search
 
-@Suite(.timeLimit(.minutes(1))) struct SearchExampleTests {
+@Suite(.bounded(minutes: 1)) struct SearchExampleTests {
   private struct StubDirectory: CharacterDirectory {
     func names() throws -> [String] { ["Han Solo", "Hanna", "Leia"] }
   }

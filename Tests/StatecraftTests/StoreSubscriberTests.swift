@@ -1,9 +1,10 @@
 import Dispatch
 import Statecraft
+import StatecraftTestSupport
 import Testing
 
 @MainActor
-@Suite(.timeLimit(.minutes(1))) struct StoreSubscriberTests {
+@Suite(.bounded(minutes: 1)) struct StoreSubscriberTests {
   @Test func c9DeallocatedSubscriberIsDroppedAndNeverCalled() {
     let store = makeStore()
     var calls = 0

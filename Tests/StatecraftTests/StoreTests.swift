@@ -1,8 +1,8 @@
 import Statecraft
-import Synchronization
+import StatecraftTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct StoreTests {
+@Suite(.bounded(minutes: 1)) struct StoreTests {
   @Test func storeWithoutStateDispatchesInitThroughTheMiddleware() {
     let seen = Log<String>()
     let spy: Middleware<TestState> = { _, getState in
@@ -109,4 +109,20 @@ struct Holder: @unchecked Sendable {
   // Only the store's reducer touches the buffer, one action at a time.
   var buffer = Buffer()
   var uniqueness: [Bool] = []
+}
+
+@Suite(.bounded(minutes: 1)) struct IntervalTests {
+  @Test func namedLengthsAndTheirDescriptions() {
+    #expect(Interval.milliseconds(250).nanoseconds == 250_000_000)
+    #expect(Interval.seconds(1.5).nanoseconds == 1_500_000_000)
+    #expect(Interval.milliseconds(-5) == .zero)
+    #expect("\(Interval.milliseconds(250))" == "250 ms")
+    #expect("\(Interval.seconds(2))" == "2.0 s")
+  }
+
+  @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+  @Test func aDurationConverts() {
+    #expect(Interval(.milliseconds(1_500)).nanoseconds == 1_500_000_000)
+    #expect(Interval(.seconds(-1)) == .zero)
+  }
 }

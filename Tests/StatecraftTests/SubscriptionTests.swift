@@ -1,8 +1,9 @@
 import Statecraft
+import StatecraftTestSupport
 import Testing
 
 @MainActor
-@Suite(.timeLimit(.minutes(1))) struct SubscriptionTests {
+@Suite(.bounded(minutes: 1)) struct SubscriptionTests {
   @Test func selectWithAKeyPath() {
     let store = makeStore()
     let recorder = Recorder<String>()

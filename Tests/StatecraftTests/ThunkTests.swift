@@ -1,7 +1,8 @@
 import Statecraft
+import StatecraftTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct ThunkTests {
+@Suite(.bounded(minutes: 1)) struct ThunkTests {
   @Test func reSwiftShapedThunkRunsBeforeDispatchReturns() {
     let store = makeStore()
     let thunk = Thunk<TestState> { dispatch, getState in
@@ -155,7 +156,7 @@ import Testing
       state: TestState()
     )
     let slow = AsyncThunk<TestState, Int>("slow") { _ in
-      try await Task.sleep(for: .seconds(60))
+      try await Task.sleep(nanoseconds: 60_000_000_000)
       return 1
     }
     let task = store.dispatch(slow)

@@ -1,7 +1,8 @@
 import Statecraft
+import StatecraftTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct ThunkWaitingTests {
+@Suite(.bounded(minutes: 1)) struct ThunkWaitingTests {
   @Test func asyncSequenceOfActionsIsDispatchedInOrder() async throws {
     // ReactorKit's mutate: setLoading(true) -> value -> setLoading(false).
     let labels = Log<String>()
@@ -50,7 +51,7 @@ import Testing
       while !done.withLock({ $0 }) {
         store.dispatch(Add(amount: 1))
         store.dispatch(Add(amount: 9))
-        try? await Task.sleep(for: .milliseconds(1))
+        await MonotonicClock.sleep(for: .milliseconds(1))
       }
     }
     let taken = try await task.value
@@ -96,7 +97,7 @@ import Testing
       _ = try await context.take(SetLabel.self)
     }
     let task = store.dispatch(waiter)
-    try? await Task.sleep(for: .milliseconds(20))
+    await MonotonicClock.sleep(for: .milliseconds(20))
     task.cancel()
     await #expect(throws: CancellationError.self) { try await task.value }
   }

@@ -1,9 +1,10 @@
 import Foundation
+import StatecraftTestSupport
 import Testing
 
 @testable import Todo
 
-@Suite(.timeLimit(.minutes(1))) struct TodoExampleTests {
+@Suite(.bounded(minutes: 1)) struct TodoExampleTests {
   @Test func theReducerIsAPlainFunction() {
     var state = TodoState()
     todoReducer(state: &state, action: .add("Buy milk"))

@@ -1,9 +1,10 @@
 import Foundation
 import Statecraft
+import StatecraftTestSupport
 import StatecraftTools
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct LoggingMiddlewareTests {
+@Suite(.bounded(minutes: 1)) struct LoggingMiddlewareTests {
   struct Session: Equatable, Sendable {
     var user = "guest"
     var token = "none"

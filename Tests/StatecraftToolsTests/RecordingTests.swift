@@ -1,10 +1,11 @@
 import Foundation
 import Statecraft
+import StatecraftTestSupport
 import StatecraftTesting
 import StatecraftTools
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct RecordingTests {
+@Suite(.bounded(minutes: 1)) struct RecordingTests {
   enum CounterAction: Action, Codable, Equatable {
     case increment
     case add(Int)

@@ -1,10 +1,11 @@
 import Foundation
 import Statecraft
+import StatecraftTestSupport
 import Testing
 
 @testable import StatecraftTools
 
-@Suite(.timeLimit(.minutes(1))) struct StatePersistenceTests {
+@Suite(.bounded(minutes: 1)) struct StatePersistenceTests {
   @Test func savesAndRestores() throws {
     let folder = try TemporaryFolder()
     let persistence = makePersistence(folder.url.appendingPathComponent("settings.json"))
@@ -114,11 +115,11 @@ import Testing
       reducer: appReducer, state: AppState(), middleware: [persistence.middleware()])
     for size in 13...22 { store.dispatch(SettingsAction.setFontSize(size)) }
     store.dispatch(SettingsAction.touchUnsaved)  // not part of the saved slice
-    let deadline = ContinuousClock.now + .seconds(5)
-    while writes.value == 0, ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(10))
+    let deadline = MonotonicClock.now + Interval.seconds(5).nanoseconds
+    while writes.value == 0, MonotonicClock.now < deadline {
+      try await Task.sleep(nanoseconds: 10_000_000)
     }
-    try await Task.sleep(for: .milliseconds(100))
+    try await Task.sleep(nanoseconds: 100_000_000)
     #expect(writes.value == 1)
     #expect(try persistence.restore().get() == Settings(theme: "light", fontSize: 22))
   }

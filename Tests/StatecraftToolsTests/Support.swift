@@ -68,7 +68,7 @@ final class TemporaryFolder {
 }
 
 func makePersistence(
-  _ file: URL, maximumFileSize: Int = 10 * 1_024 * 1_024, debounce: Duration = .milliseconds(20)
+  _ file: URL, maximumFileSize: Int = 10 * 1_024 * 1_024, debounce: Interval = .milliseconds(20)
 ) -> StatePersistence<AppState, Settings> {
   StatePersistence(
     file: file, schemaVersion: 2, migrations: settingsMigrations, debounce: debounce,

@@ -1,5 +1,4 @@
 import Statecraft
-import Synchronization
 
 /// An array of `Int` with copy-on-write storage that counts the copies its mutations make: a
 /// state that shows whether the store held a second reference to it.
@@ -12,7 +11,7 @@ struct CountedArray: Equatable, Sendable {
   }
 
   final class Copies: Sendable {
-    let count = Atomic<Int>(0)
+    let count = TestAtomic<Int>(0)
   }
 
   private var storage: Storage
@@ -55,7 +54,7 @@ func makeLargeStore(count: Int, copies: CountedArray.Copies) -> Store<CountedArr
 
 /// A flag shared between threads.
 final class Flag: Sendable {
-  private let value = Atomic<Bool>(false)
+  private let value = TestAtomic<Bool>(false)
   var isSet: Bool { value.load(ordering: .acquiring) }
   func set() { value.store(true, ordering: .releasing) }
 }

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import Statecraft
-import Synchronization
 
 struct TestState: Equatable, Sendable {
   var count = 0
@@ -108,22 +107,22 @@ func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async
 /// Waits on the main actor, letting the main queue run, until `condition` holds or 10 s pass.
 @MainActor
 func waitUntil(_ condition: @MainActor () -> Bool) async {
-  let deadline = ContinuousClock.now + .seconds(10)
-  while !condition(), ContinuousClock.now < deadline {
-    try? await Task.sleep(for: .milliseconds(1))
+  let deadline = MonotonicClock.now + Interval.seconds(10).nanoseconds
+  while !condition(), MonotonicClock.now < deadline {
+    await MonotonicClock.sleep(for: .milliseconds(1))
   }
 }
 
 private final class Barrier: Sendable {
-  let arrived = Atomic<Int>(0)
+  let arrived = TestAtomic<Int>(0)
 }
 
 /// Whether `operation` returns within `limit`; a hung operation is left behind, unawaited, so
 /// that the test fails instead of hanging.
 func endsWithin(
-  _ limit: Duration, _ operation: @escaping @Sendable () async -> Void
+  _ limit: Interval, _ operation: @escaping @Sendable () async -> Void
 ) async -> Bool {
-  let claimed = Atomic<Bool>(false)
+  let claimed = TestAtomic<Bool>(false)
   return await withCheckedContinuation { continuation in
     let resume: @Sendable (Bool) -> Void = { ended in
       if !claimed.exchange(true, ordering: .acquiringAndReleasing) {
@@ -135,7 +134,7 @@ func endsWithin(
       resume(true)
     }
     Task {
-      try? await Task.sleep(for: limit)
+      try? await Task.sleep(nanoseconds: limit.nanoseconds)
       resume(false)
     }
   }
@@ -161,6 +160,40 @@ func typeLogger(_ log: Log<String>) -> Middleware<TestState> {
         log.append("\(type(of: action))")
         next(action)
       }
+    }
+  }
+}
+
+/// `Synchronization.Atomic`'s shape over an `NSLock`: `Atomic` needs macOS 15 and iOS 18, above
+/// the package's floor, and the lock is visible to ThreadSanitizer. The ordering is ignored: the
+/// lock orders everything.
+final class TestAtomic<Value: Sendable>: Sendable {
+  enum Ordering {
+    case relaxed, acquiring, releasing, acquiringAndReleasing, sequentiallyConsistent
+  }
+
+  private let value: Guarded<Value>
+
+  init(_ value: Value) { self.value = Guarded(value) }
+
+  func load(ordering: Ordering) -> Value { value.withLock { $0 } }
+
+  func store(_ newValue: Value, ordering: Ordering) { value.withLock { $0 = newValue } }
+
+  func exchange(_ newValue: Value, ordering: Ordering) -> Value {
+    value.withLock { value in
+      defer { value = newValue }
+      return value
+    }
+  }
+}
+
+extension TestAtomic where Value: AdditiveArithmetic {
+  @discardableResult
+  func add(_ delta: Value, ordering: Ordering) -> (oldValue: Value, newValue: Value) {
+    value.withLock { value in
+      defer { value += delta }
+      return (value, value + delta)
     }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Statecraft
 
 #if canImport(Glibc)
   import Glibc
@@ -17,7 +18,7 @@ import Foundation
 /// prompt before typing each line, and returns everything the terminal showed.
 func runInPseudoTerminal(
   _ executable: URL, arguments: [String], typing lines: [String], prompt: String = "> ",
-  timeout: Duration = .seconds(20)
+  timeout: Interval = .seconds(20)
 ) throws -> String {
   let master = openPseudoTerminal(O_RDWR | O_NOCTTY)
   guard master >= 0, grantPseudoTerminal(master) == 0, unlockPseudoTerminal(master) == 0,
@@ -38,10 +39,10 @@ func runInPseudoTerminal(
   defer { close(master) }
 
   var screen = ""
-  let deadline = ContinuousClock.now + timeout
+  let deadline = MonotonicClock.now + timeout.nanoseconds
   func readUntil(_ done: (String) -> Bool) {
     var buffer = [UInt8](repeating: 0, count: 4_096)
-    while !done(screen), ContinuousClock.now < deadline {
+    while !done(screen), MonotonicClock.now < deadline {
       var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
       guard poll(&descriptor, 1, 100) > 0 else { continue }
       let count = read(master, &buffer, buffer.count)
