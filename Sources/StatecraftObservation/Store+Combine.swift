@@ -1,5 +1,12 @@
+// Compiled where Combine exists, and against OpenCombine by the package in Tests/CombineBridge,
+// which tests it on Linux.
 #if canImport(Combine)
   import Combine
+#elseif canImport(OpenCombine)
+  import OpenCombine
+#endif
+
+#if canImport(Combine) || canImport(OpenCombine)
   import Statecraft
 
   extension Store {

@@ -1,0 +1,1 @@
+../../../../Sources/StatecraftObservation/Store+Combine.swift
