@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The single source of truth for an app's state.
 ///
 /// A store holds the state, reduces dispatched actions into new states through middleware and a
@@ -84,26 +86,84 @@ public final class Store<State: Sendable>: Sendable {
     )
   }
 
+  /// Creates a store with a main-actor-isolated reducer of ReSwift's shape, reduced on the main
+  /// queue.
+  ///
+  /// In a target built with `.defaultIsolation(MainActor.self)` (the default of new app targets)
+  /// a reducer function is main-actor isolated; this initializer takes it as it is. The store
+  /// then reduces on the main queue only: a dispatch there reduces at once, as with any store; a
+  /// dispatch from another thread or task is queued in order and reduced on the main queue soon
+  /// after, so it returns before its action is reduced. Everything else behaves as for a
+  /// nonisolated reducer. Created off the main queue with `state: nil`, the store waits for the
+  /// main queue to reduce the init action.
+  ///
+  /// ```swift
+  /// // AppDelegate.swift, in an app target with default main-actor isolation
+  /// nonisolated let mainStore = Store<AppState>(reducer: appReducer, state: nil)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - reducer: The function that returns the next state for each action.
+  ///   - state: The initial state, or `nil` to let the reducer create it.
+  ///   - middleware: Functions that see each action before the reducer, first one first; they
+  ///     run on the main queue too.
+  ///   - automaticallySkipsRepeats: Whether subscriptions to `Equatable` values skip values equal
+  ///     to the previous one without being asked to.
+  /// - Complexity: O(m) for m middleware, plus one reduction when `state` is `nil`. A dispatch
+  ///   from another thread is O(1) plus a lock; its reduction happens on the main queue.
+  public convenience init(
+    reducer: @escaping @MainActor (_ action: any Action, _ state: State?) -> State,
+    state: State?,
+    middleware: [Middleware<State>] = [],
+    automaticallySkipsRepeats: Bool = true
+  ) {
+    // Not disfavored: Swift picks this overload only for a main-actor function, where it is the
+    // exact match, and the other one for a nonisolated function or a closure literal (checked in
+    // Tests/Client and Tests/ClientMainActor). The store calls it only on the main queue (C17),
+    // so dropping the isolation from the type does not change where it runs.
+    let onMain = unsafeBitCast(reducer, to: (@Sendable (any Action, State?) -> State).self)
+    self.init(
+      reduce: .returning { action, state in
+        MainQueue.assertCurrent()
+        return onMain(action, state)
+      },
+      state: state,
+      middleware: middleware,
+      automaticallySkipsRepeats: automaticallySkipsRepeats,
+      reducesOnMainActor: true
+    )
+  }
+
   @inlinable
   init(
     reduce: Reduction<State>.Reduce,
     state: State?,
     middleware: [Middleware<State>],
-    automaticallySkipsRepeats: Bool
+    automaticallySkipsRepeats: Bool,
+    reducesOnMainActor: Bool = false
   ) {
     let thunks = ThunkRunner()
     self.thunks = thunks
-    core = StoreCore(
+    let core = StoreCore(
       reduce: reduce,
       state: state,
       middleware: middleware,
       automaticallySkipsRepeats: automaticallySkipsRepeats,
       reentrantDispatchLimit: Self.reentrantDispatchLimit,
-      route: thunks.route()
+      route: thunks.route(),
+      reducesOnMainActor: reducesOnMainActor
     )
+    self.core = core
     if state == nil {
-      core.dispatch(StatecraftInit())
-      core.reduceInitIfNeeded()
+      let reduceInit = {
+        core.dispatch(StatecraftInit())
+        core.reduceInitIfNeeded()
+      }
+      if reducesOnMainActor, !MainQueue.isCurrent {
+        DispatchQueue.main.sync(execute: reduceInit)
+      } else {
+        reduceInit()
+      }
     }
   }
 

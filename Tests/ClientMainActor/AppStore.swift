@@ -1,8 +1,8 @@
-// The same app code in a module built with `.defaultIsolation(MainActor.self)`, the default of
-// new app targets. There every declaration is main-actor isolated unless it says otherwise. Two
-// words are needed: the reducer runs wherever actions are reduced, so it is `nonisolated`, and
-// the global store is `nonisolated` so that background code can dispatch to it. State and
-// action types are `Sendable`, so they need nothing. Everything else is written as usual.
+// The counter in a module built with `.defaultIsolation(MainActor.self)`, the default of new app
+// targets: every declaration is main-actor isolated unless it says otherwise. One word is
+// needed, and the language asks for it: the global store is `nonisolated`, so that background
+// code can reach it. The reducer stays main-actor isolated; the store reduces it on the main
+// queue (C17 in Docs/ConcurrencyModel.md).
 import Dispatch
 import Statecraft
 
@@ -14,29 +14,23 @@ enum CounterAction: Action {
   case increment
 }
 
-nonisolated func appReducer(action: Action, state: AppState?) -> AppState {
+func appReducer(action: Action, state: AppState?) -> AppState {
   var state = state ?? AppState()
   if case CounterAction.increment = action { state.count += 1 }
   return state
 }
 
-nonisolated let mainStore = Store<AppState>(reducer: appReducer, state: nil)
+nonisolated let counterStore = Store<AppState>(reducer: appReducer, state: nil)
 
 final class CounterViewController: StoreSubscriber {
   private(set) var count = 0
 
   func viewDidLoad() {
-    mainStore.subscribe(self) { $0.select(\.count) }
+    counterStore.subscribe(self) { $0.select(\.count) }
   }
 
   func newState(state: Int) {
     count = state
-  }
-
-  func incrementLater() {
-    DispatchQueue.global().async {
-      mainStore.dispatch(CounterAction.increment)
-    }
   }
 }
 
@@ -45,7 +39,7 @@ public enum MainActorClient {
   public static func incrementAndRead() -> Int {
     let controller = CounterViewController()
     controller.viewDidLoad()
-    mainStore.dispatch(CounterAction.increment)
+    counterStore.dispatch(CounterAction.increment)
     return controller.count
   }
 }

@@ -24,4 +24,16 @@ import Testing
   @Test func defaultMainActorIsolationModule() {
     #expect(MainActorClient.incrementAndRead() == 1)
   }
+
+  @Test func theFilmsAppWithDefaultMainActorIsolationLoadsFromOtherThreads() async {
+    let app = MainActorFilmsClient()
+    #expect(app.titles == [])
+    app.refresh()
+    #expect(app.isLoading)
+    await waitUntil { app.titles == ["A New Hope"] && !app.isLoading }
+    #expect(app.titles == ["A New Hope"])
+    app.loadSequel()
+    await waitUntil { app.titles == ["The Empire Strikes Back"] }
+    #expect(app.titles == ["The Empire Strikes Back"])
+  }
 }

@@ -32,6 +32,9 @@ final class StoreCore<State: Sendable>: Sendable {
   @usableFromInline let reentrantDispatchLimit: Int
   @usableFromInline let automaticallySkipsRepeats: Bool
   @usableFromInline let _route: Route?
+  /// Set when the reducer is main-actor isolated: work from other threads goes to the main
+  /// queue (C17).
+  @usableFromInline let _mainActorHops: MainActorHops?
   /// The address of the middleware chain in force, an unretained `ChainBox`; 0 without
   /// middleware.
   @usableFromInline let _chain = AtomicCell<UInt>(0)
@@ -45,13 +48,15 @@ final class StoreCore<State: Sendable>: Sendable {
     middleware: [Middleware<State>],
     automaticallySkipsRepeats: Bool,
     reentrantDispatchLimit: Int,
-    route: Route?
+    route: Route?,
+    reducesOnMainActor: Bool = false
   ) {
     reduction = Reduction(reduce: reduce, state: state)
     processLock = ProcessLock()
     mainLoop = MainLoop<State>()
     registry = Locked(Registry<State>())
     _route = route
+    _mainActorHops = reducesOnMainActor ? MainActorHops() : nil
     self.automaticallySkipsRepeats = automaticallySkipsRepeats
     self.reentrantDispatchLimit = reentrantDispatchLimit
     if !middleware.isEmpty { setMiddleware(middleware) }
@@ -117,6 +122,7 @@ final class StoreCore<State: Sendable>: Sendable {
       processLock.enqueue(action)  // re-entrant, from a middleware: after the current action
       return
     }
+    if hopToMainIfNeeded(.dispatch(action)) { return }
     if mainLoop._isRunningMirror.load(ordering: .relaxed), enqueueIfInRoundOnMain(action) {
       return
     }
@@ -191,13 +197,13 @@ final class StoreCore<State: Sendable>: Sendable {
 
   /// Reduces an action that a middleware passed on after its dispatch returned.
   @usableFromInline
-  func reduceLater(_ action: any Action, thread me: UInt) {
-    guard let chain else { return }
+  func reduceLater(_ action: any Action, thread me: UInt, notifying: Bool = true) {
+    guard let chain, !hopToMainIfNeeded(.reduce(action)) else { return }
     processLock.whileOwning(me) {
       reduction.commit(action, thread: me)
       drainPending(chain)
     }
-    notify()
+    if notifying { notify() }
   }
 
   /// Makes sure the store has a state after the init action went through the middleware: a
@@ -232,6 +238,13 @@ final class StoreCore<State: Sendable>: Sendable {
         return
       }
     }
+    if let hops = _mainActorHops {
+      guard MainQueue.isCurrent else {
+        collectBatchForMain(body, thread: me)
+        return
+      }
+      catchUpOnMain(hops)
+    }
     _batchThread.store(me, ordering: .relaxed)
     processLock.whileOwning(me) {
       body()
@@ -244,7 +257,7 @@ final class StoreCore<State: Sendable>: Sendable {
   /// Reduces what is queued in the process lock's pending queue; the caller owns the lock.
   ///
   /// Returns the version committed last.
-  private func reducePending(thread me: UInt) -> UInt64 {
+  func reducePending(thread me: UInt) -> UInt64 {
     if let chain {
       drainPending(chain)
       return reduction.version

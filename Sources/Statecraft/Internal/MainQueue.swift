@@ -18,6 +18,16 @@ enum MainQueue {
     DispatchQueue.getSpecific(key: key) != nil
   }
 
+  /// Stops, in debug builds, if this is not the main queue: checks C17's promise that a
+  /// main-actor reducer runs only there.
+  @usableFromInline
+  static func assertCurrent() {
+    #if DEBUG
+      precondition(
+        isCurrent, "Statecraft: a main-actor reducer was about to run off the main queue.")
+    #endif
+  }
+
   /// Runs `body` on the main actor: now if this is the main queue, else as soon as it runs.
   static func onMainActor(_ body: @escaping @MainActor @Sendable () -> Void) {
     if isCurrent {

@@ -5,7 +5,7 @@
 ///   static let defaultValue: any FilmService = BundledFilmService()
 /// }
 /// ```
-public protocol ThunkEnvironmentKey {
+public protocol ThunkEnvironmentKey: SendableMetatype {
   /// The type of the value.
   associatedtype Value: Sendable
   /// The value used when the environment has none for this key.

@@ -1,0 +1,89 @@
+// The films app of ReSwift's tutorial as a new Xcode app target writes it, with default
+// main-actor isolation: a global store in AppDelegate.swift, a view controller that subscribes
+// in viewDidLoad and unsubscribes in deinit, a reducer function, an action creator, and loads
+// that dispatch from DispatchQueue.global() and Task.detached. The only annotation is
+// `nonisolated` on the global store.
+import Dispatch
+import Statecraft
+
+struct Film: Equatable, Sendable {
+  var title: String
+}
+
+struct FilmsState: Equatable, Sendable {
+  var films: [Film] = []
+  var isLoading = false
+}
+
+struct SetFilms: Action {
+  let films: [Film]
+}
+
+struct SetLoading: Action {
+  let isLoading: Bool
+}
+
+// AppDelegate.swift
+nonisolated let mainStore = Store<FilmsState>(reducer: filmsReducer, state: nil)
+
+func filmsReducer(action: Action, state: FilmsState?) -> FilmsState {
+  var state = state ?? FilmsState()
+  switch action {
+  case let action as SetFilms: state.films = action.films
+  case let action as SetLoading: state.isLoading = action.isLoading
+  default: break
+  }
+  return state
+}
+
+func fetchFilms() -> Store<FilmsState>.ActionCreator {
+  { state, store in
+    guard !state.isLoading else { return nil }
+    DispatchQueue.global().async {
+      store.dispatch(SetFilms(films: [Film(title: "A New Hope")]))
+      store.dispatch(SetLoading(isLoading: false))
+    }
+    return SetLoading(isLoading: true)
+  }
+}
+
+final class FilmsViewController: StoreSubscriber {
+  private(set) var titles: [String] = []
+
+  func viewDidLoad() {
+    mainStore.subscribe(self) { $0.select(\.films) }
+  }
+
+  deinit {
+    mainStore.unsubscribe(self)
+  }
+
+  func refresh() {
+    mainStore.dispatch(fetchFilms())
+  }
+
+  func loadSequel() {
+    Task.detached {
+      mainStore.dispatch(SetFilms(films: [Film(title: "The Empire Strikes Back")]))
+    }
+  }
+
+  func newState(state films: [Film]) {
+    titles = films.map(\.title)
+  }
+}
+
+/// Lets the tests drive the films app.
+public final class MainActorFilmsClient {
+  private let controller = FilmsViewController()
+
+  public init() {
+    controller.viewDidLoad()
+  }
+
+  public var titles: [String] { controller.titles }
+  public var isLoading: Bool { mainStore.state.isLoading }
+
+  public func refresh() { controller.refresh() }
+  public func loadSequel() { controller.loadSequel() }
+}
