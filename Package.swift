@@ -79,7 +79,7 @@ let package = Package(
     ),
     .target(
       name: "ClientMainActorFixture",
-      dependencies: ["Statecraft"],
+      dependencies: ["Statecraft", "StatecraftTesting"],
       path: "Tests/ClientMainActor",
       swiftSettings: [.defaultIsolation(MainActor.self)]
     ),

@@ -30,4 +30,23 @@ final class ReductionLog<State: Sendable>: Sendable {
       return next
     }
   }
+
+  /// Wraps an in-place `reducer` so that every reduction is recorded here.
+  func recordingInPlace(_ reducer: @escaping InPlaceReducer<State>) -> InPlaceReducer<State> {
+    { state, action in
+      reducer(&state, action)
+      self.append(action, state)
+    }
+  }
+
+  /// Wraps a main-actor `reducer` so that every reduction is recorded here.
+  func recordingOnMainActor(
+    _ reducer: @escaping @MainActor (any Action, State?) -> State
+  ) -> @MainActor (any Action, State?) -> State {
+    { action, state in
+      let next = reducer(action, state)
+      self.append(action, next)
+      return next
+    }
+  }
 }

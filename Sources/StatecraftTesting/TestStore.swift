@@ -25,7 +25,7 @@ import StatecraftTools
 /// By default the store is exhaustive: ``finish(timeout:)`` fails if actions were dispatched
 /// but never received. Set ``exhaustivity`` to `.off` to check only what you assert.
 @MainActor
-public final class TestStore<State: Equatable & Sendable> {
+public final class TestStore<State: Sendable> {
   /// Whether every dispatched action and every state change must be asserted.
   public enum Exhaustivity: Sendable {
     /// Every action async work dispatches must be received, and each assertion must describe
@@ -48,7 +48,10 @@ public final class TestStore<State: Equatable & Sendable> {
   private var expectedState: State
   private var tasks: [@Sendable () async -> Void] = []
 
-  /// Creates a test store.
+  /// Compares an expected state with the actual one.
+  private let isEqual: (State, State) -> Bool
+
+  /// Creates a test store for a reducer of ReSwift's shape.
   ///
   /// - Parameters:
   ///   - initialState: The state to start from.
@@ -57,11 +60,58 @@ public final class TestStore<State: Equatable & Sendable> {
   public init(
     initialState: State, reducer: @escaping Reducer<State>,
     middleware: [Middleware<State>] = []
-  ) {
+  ) where State: Equatable {
     store = Store(
       reducer: log.recording(reducer), state: initialState, middleware: middleware,
       automaticallySkipsRepeats: true)
     expectedState = initialState
+    isEqual = { $0 == $1 }
+  }
+
+  /// Creates a test store for a reducer that changes the state in place, such as one built with
+  /// `combineReducers` and `scopedReducer`.
+  ///
+  /// - Parameters:
+  ///   - initialState: The state to start from.
+  ///   - reducer: The app's reducer.
+  ///   - middleware: Middleware to run, as in the app.
+  public init(
+    initialState: State, reducer: @escaping InPlaceReducer<State>,
+    middleware: [Middleware<State>] = []
+  ) where State: Equatable {
+    store = Store(
+      reducer: log.recordingInPlace(reducer), state: initialState, middleware: middleware,
+      automaticallySkipsRepeats: true)
+    expectedState = initialState
+    isEqual = { $0 == $1 }
+  }
+
+  /// Creates a test store for a main-actor-isolated reducer, what a reducer function is in a
+  /// target with default main-actor isolation.
+  ///
+  /// There the state's `Equatable` conformance is main-actor isolated too, which a generic
+  /// requirement cannot take; the test store finds it when it is created, on the main actor,
+  /// and stops with a message if the state is not `Equatable`.
+  ///
+  /// - Parameters:
+  ///   - initialState: The state to start from.
+  ///   - reducer: The app's reducer.
+  ///   - middleware: Middleware to run, as in the app.
+  public init(
+    initialState: State,
+    reducer: @escaping @MainActor (_ action: any Action, _ state: State?) -> State,
+    middleware: [Middleware<State>] = []
+  ) {
+    guard let isEqual = dynamicEquality(of: State.self) else {
+      fatalError(
+        "Statecraft: TestStore compares states, and \(State.self) is not Equatable. Add the "
+          + "conformance: struct \(State.self): Equatable.")
+    }
+    store = Store(
+      reducer: log.recordingOnMainActor(reducer), state: initialState, middleware: middleware,
+      automaticallySkipsRepeats: true)
+    expectedState = initialState
+    self.isEqual = isEqual
   }
 
   /// The current state of the store.
@@ -243,7 +293,7 @@ public final class TestStore<State: Equatable & Sendable> {
     } catch {
       reportFailure("The state assertion threw \(error).", at: location)
     }
-    if expected != entry.state {
+    if !isEqual(expected, entry.state) {
       reportFailure(
         """
         State after \(describe(entry.action)) differs from the expected state \

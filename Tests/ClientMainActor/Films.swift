@@ -36,6 +36,26 @@ func filmsReducer(action: Action, state: FilmsState?) -> FilmsState {
   return state
 }
 
+protocol FilmService: Sendable {
+  func films() async throws -> [Film]
+}
+
+struct BundledFilms: FilmService {
+  func films() async throws -> [Film] { [Film(title: "A New Hope")] }
+}
+
+enum FilmServiceKey: ThunkEnvironmentKey {
+  static let defaultValue: any FilmService = BundledFilms()
+}
+
+/// The async way: a thunk that reads its service from the environment.
+let loadFilms = Thunk<FilmsState> { context in
+  context.dispatch(SetLoading(isLoading: true))
+  let films = try await context.environment[FilmServiceKey.self].films()
+  context.dispatch(SetFilms(films: films))
+  context.dispatch(SetLoading(isLoading: false))
+}
+
 func fetchFilms() -> Store<FilmsState>.ActionCreator {
   { state, store in
     guard !state.isLoading else { return nil }

@@ -25,6 +25,11 @@ import Testing
     #expect(MainActorClient.incrementAndRead() == 1)
   }
 
+  @Test func theFilmsAppsTestsWithDefaultMainActorIsolation() async {
+    await MainActorFilmsChecks.reducerThroughTestStore()
+    await MainActorFilmsChecks.thunkThroughExpectThunk()
+  }
+
   @Test func theFilmsAppWithDefaultMainActorIsolationLoadsFromOtherThreads() async {
     let app = MainActorFilmsClient()
     #expect(app.titles == [])

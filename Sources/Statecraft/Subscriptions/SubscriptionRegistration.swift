@@ -17,7 +17,7 @@ final class SubscriptionRelay<State> {
 /// `==` for `Value` when it is `Equatable`, found at run time so that generic code gets
 /// automatic skip-repeats too.
 @usableFromInline
-func dynamicEquality<Value>(of type: Value.Type) -> ((Value, Value) -> Bool)? {
+package func dynamicEquality<Value>(of type: Value.Type) -> ((Value, Value) -> Bool)? {
   guard let equatable = type as? any Equatable.Type else { return nil }
   return equatable.sameTypeEquality(as: type)
 }

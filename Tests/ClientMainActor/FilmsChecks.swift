@@ -1,0 +1,29 @@
+// The films app's tests as they are written in a target with default main-actor isolation: a
+// TestStore over the reducer function and an ExpectThunk over the thunk, with no annotation.
+// StatecraftTests runs them.
+import Statecraft
+import StatecraftTesting
+
+public enum MainActorFilmsChecks {
+  public static func reducerThroughTestStore() async {
+    let store = TestStore(initialState: FilmsState(), reducer: filmsReducer)
+    await store.send(SetLoading(isLoading: true)) { $0.isLoading = true }
+    await store.send(SetFilms(films: [Film(title: "A New Hope")])) {
+      $0.films = [Film(title: "A New Hope")]
+    }
+    await store.send(loadFilms)
+    await store.receive(SetLoading.self)
+    await store.receive(SetFilms.self)
+    await store.receive(SetLoading.self) { $0.isLoading = false }
+    await store.finish()
+  }
+
+  public static func thunkThroughExpectThunk() async {
+    await ExpectThunk(loadFilms)
+      .getsState(FilmsState())
+      .dispatches(SetLoading.self)
+      .dispatches(SetFilms.self)
+      .dispatches(SetLoading.self)
+      .run()
+  }
+}
