@@ -28,6 +28,11 @@
 ///
 /// An error the body throws never escapes: it becomes the `rejected` action, is thrown from
 /// ``ThunkTask/value``, and goes to ``Store/thunkErrorHandler``.
+///
+/// Each run ends with exactly one of `fulfilled`, `rejected` or `cancelled`. `cancelled` is
+/// dispatched when the run is cancelled, on the cancelling thread, before the cancelling call
+/// returns: with `cancelsInFlight`, the superseded run's `cancelled` is reduced before the new
+/// run's `pending`.
 public struct AsyncThunk<State: Sendable, Value: Sendable>: Action {
   /// The name carried by the lifecycle actions, to tell them apart in reducers.
   public let name: String

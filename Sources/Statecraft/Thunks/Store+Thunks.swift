@@ -40,7 +40,8 @@ extension Store {
 
   /// Cancels every running thunk with the identifier `id`.
   ///
-  /// Actions those thunks dispatch from now on are dropped.
+  /// Actions those thunks dispatch from now on are dropped. The `cancelled` lifecycle action of
+  /// each ``AsyncThunk`` among them is dispatched before this returns.
   ///
   /// - Parameter id: The identifier the thunks were created with.
   /// - Complexity: O(r) for r running thunks.

@@ -2,6 +2,8 @@
 final class ThunkRun: Sendable {
   private struct Links {
     var cancelTask: (@Sendable () -> Void)?
+    /// Dispatches the run's `cancelled` lifecycle action, for an `AsyncThunk`.
+    var announceCancellation: (@Sendable () -> Void)?
     var children: [ThunkRun] = []
     var childWaits: [@Sendable () async -> Void] = []
   }
@@ -9,6 +11,8 @@ final class ThunkRun: Sendable {
   let id: ThunkID?
   let serial: UInt64
   private let cancelled = AtomicCell<Bool>(false)
+  /// Set by whichever lifecycle action ends the run first: fulfilled, rejected or cancelled.
+  private let ended = AtomicCell<Bool>(false)
   private let links = Locked(Links())
 
   init(id: ThunkID?, serial: UInt64) {
@@ -23,11 +27,31 @@ final class ThunkRun: Sendable {
   /// Marks the run cancelled, cancels its task and its children.
   ///
   /// Idempotent.
+  ///
+  /// An `AsyncThunk`'s `cancelled` action is dispatched here, on the cancelling thread, before
+  /// this returns: a run superseded by a new one with the same id is always announced cancelled
+  /// before the new one's `pending`.
   func cancel() {
     guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    let (cancelTask, children) = links.withLock { ($0.cancelTask, $0.children) }
-    cancelTask?()
+    let (cancelTask, announce, children) = links.withLock {
+      ($0.cancelTask, $0.announceCancellation, $0.children)
+    }
     for child in children { child.cancel() }
+    if let announce, claimEnd() { announce() }
+    cancelTask?()
+  }
+
+  /// Whether the caller is the first to end the run's lifecycle; each run ends once.
+  func claimEnd() -> Bool {
+    !ended.exchange(true, ordering: .acquiringAndReleasing)
+  }
+
+  /// Records how to announce the run cancelled.
+  ///
+  /// Announces at once if the run was cancelled before this was recorded.
+  func attach(announceCancellation: @escaping @Sendable () -> Void) {
+    links.withLock { $0.announceCancellation = announceCancellation }
+    if isCancelled, claimEnd() { announceCancellation() }
   }
 
   /// Records how to cancel the run's task; cancels it at once if the run already is.
@@ -218,20 +242,21 @@ extension ThunkRunner {
       dispatch(ThunkLifecycle(name: name, requestID: run.serial, phase: phase))
     }
     lifecycle(.pending)
+    run.attach(announceCancellation: { lifecycle(.cancelled) })
     let task = Task.detached { [self] in
       defer { end(run) }
       do {
         let value = try await body(context)
         await run.waitForChildren()
         try context.checkCancellation()
-        lifecycle(.fulfilled(value))
+        if run.claimEnd() { lifecycle(.fulfilled(value)) }
         return value
       } catch {
         await run.waitForChildren()
         if run.isCancelled || error is CancellationError {
-          lifecycle(.cancelled)
+          if run.claimEnd() { lifecycle(.cancelled) }
         } else {
-          lifecycle(.rejected(error))
+          if run.claimEnd() { lifecycle(.rejected(error)) }
           report(error)
         }
         throw error
@@ -242,7 +267,7 @@ extension ThunkRunner {
 
   private func finish<Value>(_ task: ThunkTask<Value>, parent: ThunkRun?) -> ThunkTask<Value> {
     let inner = task.task
-    task.run.attach { inner.cancel() }
+    task.run.attach(cancelTask: { inner.cancel() })
     parent?.adopt(task.run) { _ = try? await inner.value }
     return task
   }
