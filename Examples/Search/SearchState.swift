@@ -52,7 +52,7 @@ enum DebounceKey: ThunkEnvironmentKey {
 /// Type-ahead search: waits for typing to pause, and a newer query cancels this one, as in
 /// ReactorKit's GitHub search example.
 func search(_ query: String) -> Thunk<SearchState> {
-  Thunk(id: "search", cancelsInFlight: true) { context in
+  Thunk(id: "search", policy: .cancelPrevious) { context in
     context.dispatch(SearchAction.started(query))
     try await Task.sleep(nanoseconds: context.environment[DebounceKey.self].nanoseconds)
     let needle = query.lowercased()

@@ -25,7 +25,7 @@ private func lifecycleLogger(_ log: Log<String>) -> Middleware<TestState> {
 }
 
 private func slowLoad() -> AsyncThunk<TestState, Int> {
-  AsyncThunk("load", id: "load", cancelsInFlight: true) { _ in
+  AsyncThunk("load", id: "load", policy: .cancelPrevious) { _ in
     try await Task.sleep(nanoseconds: 60_000_000_000)
     return 1
   }

@@ -170,7 +170,7 @@ import Testing
     let store = makeStore()
     let (firstGate, openFirst) = AsyncStream.makeStream(of: Void.self)
     func search(_ query: String, gate: AsyncStream<Void>?) -> Thunk<TestState> {
-      Thunk(id: "search", cancelsInFlight: true) { context in
+      Thunk(id: "search", policy: .cancelPrevious) { context in
         if let gate { for await _ in gate { break } }
         context.dispatch(SetLabel(label: query))
       }

@@ -31,15 +31,15 @@
 ///
 /// Each run ends with exactly one of `fulfilled`, `rejected` or `cancelled`. `cancelled` is
 /// dispatched when the run is cancelled, on the cancelling thread, before the cancelling call
-/// returns: with `cancelsInFlight`, the superseded run's `cancelled` is reduced before the new
+/// returns: with ``ThunkPolicy/cancelPrevious``, the superseded run's `cancelled` is reduced before the new
 /// run's `pending`.
 public struct AsyncThunk<State: Sendable, Value: Sendable>: Action {
   /// The name carried by the lifecycle actions, to tell them apart in reducers.
   public let name: String
   /// The identifier used to cancel the thunk, if it has one.
   public let id: ThunkID?
-  /// Whether starting this thunk cancels the running thunks with the same ``id``.
-  public let cancelsInFlight: Bool
+  /// What starting this thunk does when others with the same ``id`` run; see ``ThunkPolicy``.
+  public let policy: ThunkPolicy
   let body: @Sendable (ThunkContext<State>) async throws -> Value
 
   /// Creates a thunk that produces a value.
@@ -47,19 +47,19 @@ public struct AsyncThunk<State: Sendable, Value: Sendable>: Action {
   /// - Parameters:
   ///   - name: The name its lifecycle actions carry, such as `"user/load"`.
   ///   - id: An identifier to cancel the thunk by; see ``Store/cancelThunks(id:)``.
-  ///   - cancelsInFlight: Whether starting this thunk cancels running thunks with the same `id`.
+  ///   - policy: What starting it does when thunks with the same `id` run or just ran.
   ///   - body: The work, run in a new task, off the main actor unless the closure is
   ///     `@MainActor`.
   /// - Complexity: O(1).
   public init(
     _ name: String,
     id: ThunkID? = nil,
-    cancelsInFlight: Bool = false,
+    policy: ThunkPolicy = .concurrent,
     _ body: @escaping @Sendable (ThunkContext<State>) async throws -> Value
   ) {
     self.name = name
     self.id = id
-    self.cancelsInFlight = cancelsInFlight
+    self.policy = policy
     self.body = body
   }
 }

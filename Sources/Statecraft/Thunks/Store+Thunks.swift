@@ -139,22 +139,22 @@ extension Store {
   ///     …
   ///   }
   /// }
-  /// mainStore.dispatch(search("hope"), id: "search", cancelsInFlight: true)
+  /// mainStore.dispatch(search("hope"), id: "search", policy: .cancelPrevious)
   /// ```
   ///
   /// - Parameters:
   ///   - actions: The actions; iterated in a new task, off the main actor.
   ///   - id: An identifier to cancel the iteration by; see ``cancelThunks(id:)``.
-  ///   - cancelsInFlight: Whether starting cancels running thunks with the same `id`.
+  ///   - policy: What starting it does when thunks with the same `id` run or just ran.
   /// - Returns: The running iteration: await it to know every action was dispatched, or cancel
   ///   it to stop; no action is dispatched after it is cancelled.
   /// - Complexity: O(1); the sequence is iterated in a new task.
   @discardableResult
   public func dispatch<Actions: AsyncSequence & Sendable>(
-    _ actions: Actions, id: ThunkID? = nil, cancelsInFlight: Bool = false
+    _ actions: Actions, id: ThunkID? = nil, policy: ThunkPolicy = .concurrent
   ) -> ThunkTask<Void> where Actions.Element: Action {
     dispatch(
-      Thunk(id: id, cancelsInFlight: cancelsInFlight) { context in
+      Thunk(id: id, policy: policy) { context in
         for try await action in actions {
           try context.checkCancellation()
           context.dispatch(action)

@@ -40,29 +40,29 @@ public struct Thunk<State: Sendable>: Action {
 
   /// The identifier used to cancel the thunk, if it has one.
   public let id: ThunkID?
-  /// Whether starting this thunk cancels the running thunks with the same ``id``.
-  public let cancelsInFlight: Bool
+  /// What starting this thunk does when others with the same ``id`` run; see ``ThunkPolicy``.
+  public let policy: ThunkPolicy
   let body: Body
 
   /// Creates a thunk with ReSwift-Thunk's body, run synchronously inside `dispatch`.
   ///
   /// - Parameters:
   ///   - id: An identifier to cancel the thunk by; see ``Store/cancelThunks(id:)``.
-  ///   - cancelsInFlight: Whether starting this thunk cancels running thunks with the same `id`.
+  ///   - policy: What starting it does when thunks with the same `id` run or just ran.
   ///   - body: The work. `dispatch` sends actions (and thunks) to the store; `getState` reads
   ///     the committed state, or `nil` once the store is gone.
   /// - Complexity: O(1).
   @preconcurrency
   public init(
     id: ThunkID? = nil,
-    cancelsInFlight: Bool = false,
+    policy: ThunkPolicy = .concurrent,
     _ body:
       @escaping @Sendable (
         _ dispatch: @escaping DispatchFunction, _ getState: @escaping GetState<State>
       ) -> Void
   ) {
     self.id = id
-    self.cancelsInFlight = cancelsInFlight
+    self.policy = policy
     self.body = .immediate(body)
   }
 
@@ -70,21 +70,21 @@ public struct Thunk<State: Sendable>: Action {
   ///
   /// - Parameters:
   ///   - id: An identifier to cancel the thunk by; see ``Store/cancelThunks(id:)``.
-  ///   - cancelsInFlight: Whether starting this thunk cancels running thunks with the same `id`.
+  ///   - policy: What starting it does when thunks with the same `id` run or just ran.
   ///   - body: The work, run in a new task. Errors it throws go to the ``ThunkTask`` and to
   ///     ``Store/thunkErrorHandler``.
   /// - Complexity: O(1).
   @preconcurrency
   public init(
     id: ThunkID? = nil,
-    cancelsInFlight: Bool = false,
+    policy: ThunkPolicy = .concurrent,
     _ body:
       @escaping @Sendable (
         _ dispatch: @escaping DispatchFunction, _ getState: @escaping GetState<State>
       ) async throws -> Void
   ) {
     self.id = id
-    self.cancelsInFlight = cancelsInFlight
+    self.policy = policy
     self.body = .async { context in try await body(context.dispatch, context.getState) }
   }
 
@@ -92,18 +92,18 @@ public struct Thunk<State: Sendable>: Action {
   ///
   /// - Parameters:
   ///   - id: An identifier to cancel the thunk by; see ``Store/cancelThunks(id:)``.
-  ///   - cancelsInFlight: Whether starting this thunk cancels running thunks with the same `id`.
+  ///   - policy: What starting it does when thunks with the same `id` run or just ran.
   ///   - body: The work, run in a new task. Errors it throws go to the ``ThunkTask`` and to
   ///     ``Store/thunkErrorHandler``.
   /// - Complexity: O(1).
   @preconcurrency
   public init(
     id: ThunkID? = nil,
-    cancelsInFlight: Bool = false,
+    policy: ThunkPolicy = .concurrent,
     _ body: @escaping @Sendable (ThunkContext<State>) async throws -> Void
   ) {
     self.id = id
-    self.cancelsInFlight = cancelsInFlight
+    self.policy = policy
     self.body = .async(body)
   }
 }
@@ -113,7 +113,7 @@ public struct Thunk<State: Sendable>: Action {
 /// Any `Hashable` and `Sendable` value can be an identifier; string literals work directly:
 ///
 /// ```swift
-/// let search = Thunk<AppState>(id: "search", cancelsInFlight: true) { context in … }
+/// let search = Thunk<AppState>(id: "search", policy: .cancelPrevious) { context in … }
 /// ```
 public struct ThunkID: Hashable, Sendable, ExpressibleByStringLiteral {
   private let base: any Hashable & Sendable

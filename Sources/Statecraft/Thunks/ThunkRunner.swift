@@ -14,6 +14,9 @@ final class ThunkRun: Sendable {
   /// Set by whichever lifecycle action ends the run first: fulfilled, rejected or cancelled.
   private let ended = AtomicCell<Bool>(false)
   private let links = Locked(Links())
+  /// Whether the run's task has ended, and who waits for that (the next run of a queue).
+  private let finished = Locked<(isFinished: Bool, waiters: [CheckedContinuation<Void, Never>])>(
+    (false, []))
 
   init(id: ThunkID?, serial: UInt64) {
     self.id = id
@@ -39,6 +42,27 @@ final class ThunkRun: Sendable {
     for child in children { child.cancel() }
     if let announce, claimEnd() { announce() }
     cancelTask?()
+  }
+
+  /// Records that the run's task has ended and resumes those waiting for it.
+  func markFinished() {
+    let waiters = finished.withLock { finished in
+      finished.isFinished = true
+      defer { finished.waiters = [] }
+      return finished.waiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  /// Returns once the run's task has ended.
+  func waitUntilFinished() async {
+    await withCheckedContinuation { continuation in
+      let isFinished = finished.withLock { finished in
+        if !finished.isFinished { finished.waiters.append(continuation) }
+        return finished.isFinished
+      }
+      if isFinished { continuation.resume() }
+    }
   }
 
   /// Whether the caller is the first to end the run's lifecycle; each run ends once.
@@ -86,8 +110,14 @@ final class ThunkRun: Sendable {
 /// errors go.
 @usableFromInline
 final class ThunkRunner: Sendable {
+  private struct Runs {
+    var running: [UInt64: ThunkRun] = [:]
+    /// When a throttled id last started a run.
+    var lastStarts: [ThunkID: Interval] = [:]
+  }
+
   private let nextSerial = AtomicCell<UInt64>(0)
-  private let running = Locked<[UInt64: ThunkRun]>([:])
+  private let runs = Locked(Runs())
   let environmentStorage = Locked(ThunkEnvironment())
   let errorHandler = Locked<(@Sendable (any Error) -> Void)?>(ThunkRunner.defaultErrorHandler)
 
@@ -96,32 +126,77 @@ final class ThunkRunner: Sendable {
 
   /// Cancels every running thunk; called when the store is released.
   func cancelAll() {
-    for run in running.withLock({ Array($0.values) }) { run.cancel() }
+    for run in runs.withLock({ Array($0.running.values) }) { run.cancel() }
   }
 
   var environment: ThunkEnvironment {
     environmentStorage.withLock { $0 }
   }
 
-  /// Registers a new run; with `cancelsInFlight`, first cancels the running ones with `id`.
-  func begin(id: ThunkID?, cancelsInFlight: Bool) -> ThunkRun {
+  /// How a new run starts under its policy.
+  struct Admission {
+    let run: ThunkRun
+    /// Awaited before the body runs (queue, debounce); `nil` to run at once.
+    let wait: (@Sendable () async throws -> Void)?
+    /// Whether the policy dropped the run: it runs nothing and dispatches nothing.
+    let isDropped: Bool
+  }
+
+  /// Registers a new run under `policy`: cancels the runs it supersedes, or drops it, or makes
+  /// it wait for its turn.
+  func admit(id: ThunkID?, policy: ThunkPolicy) -> Admission {
     let run = ThunkRun(id: id, serial: nextSerial.add(1, ordering: .relaxed).newValue)
-    let cancelled: [ThunkRun] = running.withLock { running in
-      defer { running[run.serial] = run }
-      guard cancelsInFlight, let id else { return [] }
-      return running.values.filter { $0.id == id }
+    guard let id, policy != .concurrent else {
+      runs.withLock { $0.running[run.serial] = run }
+      return Admission(run: run, wait: nil, isDropped: false)
     }
-    for old in cancelled { old.cancel() }
-    return run
+    let clock = environment[ThunkClockKey.self]
+    let now = clock.now
+    let (superseded, previous, isDropped) = runs.withLock {
+      runs -> (superseded: [ThunkRun], previous: ThunkRun?, isDropped: Bool) in
+      let same = runs.running.values.filter { $0.id == id }
+      var result: (superseded: [ThunkRun], previous: ThunkRun?, isDropped: Bool) = ([], nil, false)
+      switch policy {
+      case .concurrent: break
+      case .cancelPrevious, .debounce: result.superseded = same
+      case .dropWhileRunning: result.isDropped = !same.isEmpty
+      case .queue: result.previous = same.max { $0.serial < $1.serial }
+      case .throttle(let interval):
+        if let last = runs.lastStarts[id],
+          now.nanoseconds &- last.nanoseconds < interval.nanoseconds
+        {
+          result.isDropped = true
+        } else {
+          runs.lastStarts[id] = now
+        }
+      }
+      if !result.isDropped { runs.running[run.serial] = run }
+      return result
+    }
+    for old in superseded { old.cancel() }
+    if isDropped {
+      run.cancel()
+      return Admission(run: run, wait: nil, isDropped: true)
+    }
+    switch policy {
+    case .queue:
+      guard let previous else { break }
+      return Admission(run: run, wait: { await previous.waitUntilFinished() }, isDropped: false)
+    case .debounce(let interval):
+      return Admission(run: run, wait: { try await clock.sleep(for: interval) }, isDropped: false)
+    default: break
+    }
+    return Admission(run: run, wait: nil, isDropped: false)
   }
 
   func end(_ run: ThunkRun) {
-    _ = running.withLock { $0.removeValue(forKey: run.serial) }
+    _ = runs.withLock { $0.running.removeValue(forKey: run.serial) }
+    run.markFinished()
   }
 
   func cancel(id: ThunkID) {
-    let runs = running.withLock { $0.values.filter { $0.id == id } }
-    for run in runs { run.cancel() }
+    let matching = runs.withLock { $0.running.values.filter { $0.id == id } }
+    for run in matching { run.cancel() }
   }
 
   func report(_ error: any Error) {
@@ -203,20 +278,35 @@ extension ThunkRunner {
     -> ThunkTask<Void>
   {
     target.checkNotReducing("dispatch(Thunk)")
-    let run = begin(id: thunk.id, cancelsInFlight: thunk.cancelsInFlight)
+    let admission = admit(id: thunk.id, policy: thunk.policy)
+    let run = admission.run
+    guard !admission.isDropped else { return dropped(run, parent: parent) }
     let context = ThunkContext(run: run, runner: self, target: target)
     let task: Task<Void, any Error>
     switch thunk.body {
-    case .immediate(let body):
+    case .immediate(let body) where admission.wait == nil:
       body(context.dispatch, context.getState)
       task = Task { [self] in
         await run.waitForChildren()
         end(run)
       }
+    case .immediate(let body):
+      // Its turn comes later (queue, debounce): the body runs in the task.
+      task = Task.detached { [self] in
+        defer { end(run) }
+        try await admission.wait?()
+        try context.checkCancellation()
+        body(context.dispatch, context.getState)
+        await run.waitForChildren()
+      }
     case .async(let body):
       task = Task.detached { [self] in
         defer { end(run) }
         do {
+          if let wait = admission.wait {
+            try await wait()
+            try context.checkCancellation()
+          }
           try await body(context)
           await run.waitForChildren()
         } catch {
@@ -233,7 +323,9 @@ extension ThunkRunner {
     _ thunk: AsyncThunk<State, Value>, on target: ThunkTarget<State>, parent: ThunkRun?
   ) -> ThunkTask<Value> {
     target.checkNotReducing("dispatch(AsyncThunk)")
-    let run = begin(id: thunk.id, cancelsInFlight: thunk.cancelsInFlight)
+    let admission = admit(id: thunk.id, policy: thunk.policy)
+    let run = admission.run
+    guard !admission.isDropped else { return dropped(run, parent: parent) }
     let context = ThunkContext(run: run, runner: self, target: target)
     let name = thunk.name
     let body = thunk.body
@@ -241,10 +333,27 @@ extension ThunkRunner {
     let lifecycle: @Sendable (ThunkLifecycle<Value>.Phase) -> Void = { phase in
       dispatch(ThunkLifecycle(name: name, requestID: run.serial, phase: phase))
     }
-    lifecycle(.pending)
-    run.attach(announceCancellation: { lifecycle(.cancelled) })
+    let start: @Sendable () -> Void = {
+      lifecycle(.pending)
+      run.attach(announceCancellation: { lifecycle(.cancelled) })
+    }
+    // Without a wait, `pending` is reduced before `dispatch` returns; after one (queue,
+    // debounce), only once the run's turn has come: a run cancelled while waiting dispatches
+    // nothing at all.
+    let wait = admission.wait
+    if wait == nil { start() }
     let task = Task.detached { [self] in
       defer { end(run) }
+      if let wait {
+        do {
+          try await wait()
+          try context.checkCancellation()
+        } catch {
+          _ = run.claimEnd()
+          throw error
+        }
+        start()
+      }
       do {
         let value = try await body(context)
         await run.waitForChildren()
@@ -263,6 +372,12 @@ extension ThunkRunner {
       }
     }
     return finish(ThunkTask(task: task, run: run), parent: parent)
+  }
+
+  /// The task of a run its policy dropped: it throws `CancellationError` and dispatched nothing.
+  private func dropped<Value>(_ run: ThunkRun, parent: ThunkRun?) -> ThunkTask<Value> {
+    run.markFinished()
+    return finish(ThunkTask(task: Task { throw CancellationError() }, run: run), parent: parent)
   }
 
   private func finish<Value>(_ task: ThunkTask<Value>, parent: ThunkRun?) -> ThunkTask<Value> {
