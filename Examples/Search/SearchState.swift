@@ -54,7 +54,7 @@ enum DebounceKey: ThunkEnvironmentKey {
 func search(_ query: String) -> Thunk<SearchState> {
   Thunk(id: "search", policy: .cancelPrevious) { context in
     context.dispatch(SearchAction.started(query))
-    try await Task.sleep(nanoseconds: context.environment[DebounceKey.self].nanoseconds)
+    try await context.clock.sleep(for: context.environment[DebounceKey.self])
     let needle = query.lowercased()
     let results = try context.environment[DirectoryKey.self].names()
       .filter { needle.isEmpty == false && $0.lowercased().contains(needle) }

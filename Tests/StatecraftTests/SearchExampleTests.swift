@@ -30,10 +30,19 @@ import Testing
 
   @Test func aNewQueryCancelsTheOneWaitingForTheDebounce() async throws {
     let store = Store<SearchState>(reducer: searchReducer, state: nil)
+    let clock = TestClock()
     store.thunkEnvironment[DirectoryKey.self] = StubDirectory()
     store.thunkEnvironment[DebounceKey.self] = .milliseconds(200)
+    store.thunkEnvironment[ThunkClockKey.self] = clock
     let first = store.dispatch(search("h"))
     let second = store.dispatch(search("lei"))
+    #expect(
+      await endsWithin(.seconds(10)) {
+        while clock.sleeperCount != 1 || !first.isCancelled { await Task.yield() }
+      })
+    await clock.advance(by: .milliseconds(199))
+    #expect(store.state.results.isEmpty, "still waiting for the debounce")
+    await clock.advance(by: .milliseconds(1))
     try await second.value
     #expect(first.isCancelled)
     #expect(store.state.results == ["Leia"])

@@ -75,9 +75,13 @@ import Testing
   @Test func conditionAlreadyMetReturnsAtOnce() async throws {
     let store = makeStore()
     store.dispatch(Add(amount: 10))
-    try await store.dispatch(
-      Thunk<TestState> { context in try await context.condition { $0.count == 10 } }
-    ).value
+    let waiter = store.dispatch(
+      Thunk<TestState> { context in
+        try await context.condition { $0.count == 10 }
+        context.dispatch(SetLabel(label: "met"))
+      })
+    #expect(await endsWithin(.seconds(10)) { _ = try? await waiter.value })
+    #expect(store.state.label == "met")
   }
 
   @Test func waitingTimesOut() async {
