@@ -18,6 +18,12 @@ final class PersistenceWriter: Sendable {
 
   init(file: URL) {
     self.file = file
+    PendingSaves.register(self)
+  }
+
+  /// Writes the pending save, if any, now, on the calling thread.
+  func writePendingNow() {
+    writePending(ifStill: nil)
   }
 
   /// Writes `data` now.
@@ -70,6 +76,53 @@ final class PersistenceWriter: Sendable {
       onError?(
         PersistenceError(
           reason: .fileSystem(String(describing: error)), file: file, movedAsideTo: nil))
+    }
+  }
+}
+
+/// Writes every persistence's pending save when the process ends normally, or when an app goes
+/// to the background or terminates: the debounce never loses the last change on a normal exit.
+///
+/// A crash or a kill still loses what was pending (at most one debounce interval of changes);
+/// the file on disk is then the previous whole save.
+enum PendingSaves {
+  private final class Entry: Sendable {
+    weak let writer: PersistenceWriter?
+    init(_ writer: PersistenceWriter) { self.writer = writer }
+  }
+
+  private static let entries = LockedBox<[Entry]>([])
+  private static let installed = LockedBox(false)
+
+  static func register(_ writer: PersistenceWriter) {
+    entries.withLock { entries in
+      entries.removeAll { $0.writer == nil }
+      entries.append(Entry(writer))
+    }
+    let install = installed.withLock { installed in
+      defer { installed = true }
+      return !installed
+    }
+    guard install else { return }
+    atexit { PendingSaves.writeAll() }
+    #if canImport(Darwin)
+      // The app lifecycle points, by their stable names, so that this target needs neither
+      // UIKit nor AppKit.
+      for name in [
+        "UIApplicationDidEnterBackgroundNotification", "UIApplicationWillTerminateNotification",
+        "NSApplicationWillTerminateNotification",
+      ] {
+        _ = NotificationCenter.default.addObserver(
+          forName: Notification.Name(name), object: nil, queue: nil
+        ) { _ in PendingSaves.writeAll() }
+      }
+    #endif
+  }
+
+  /// Writes what every live persistence has pending, now.
+  static func writeAll() {
+    for writer in entries.withLock({ $0.compactMap(\.writer) }) {
+      writer.writePendingNow()
     }
   }
 }

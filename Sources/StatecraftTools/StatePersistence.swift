@@ -24,7 +24,10 @@ public typealias PersistenceMigration = @Sendable (JSONValue) throws -> JSONValu
 ///                       middleware: [persistence.middleware()])
 /// ```
 ///
-/// - Saves are debounced: a burst of changes is written once, after a quiet period.
+/// - Saves are debounced: a burst of changes is written once, after a quiet period. The pending
+///   save is written on a normal exit (`exit`, the end of `main`) and when an app goes to the
+///   background or terminates; ``flush()`` writes it at once. A crash or a kill loses at most the
+///   changes of the last debounce interval.
 /// - Each save is atomic: the data goes to a temporary file in the same folder, is flushed to
 ///   disk, and replaces the file with one rename; a crash mid-save leaves the previous file
 ///   whole. Files are created readable by the user only.
@@ -201,7 +204,11 @@ public final class StatePersistence<State: Sendable, Saved: Codable & Sendable &
     try writer.write(encode(value))
   }
 
-  /// Waits until the pending debounced save, if any, is written.
+  /// Writes the pending debounced save, if any, now, and returns once it is written.
+  ///
+  /// The pending save is also written on a normal exit and at the app lifecycle points; call
+  /// this for a point of your own, such as the end of a test.
+  /// - Complexity: One file write when a save is pending.
   public func flush() async {
     await writer.flush()
   }

@@ -134,6 +134,20 @@ import Testing
     await persistence.flush()
     #expect(try persistence.restore().get()?.theme == "dark")
   }
+
+  @Test func theLastChangeIsWrittenWhenTheProcessExitsBeforeTheDebounce() async throws {
+    let folder = try TemporaryFolder()
+    let path = folder.url.appendingPathComponent("settings.json").path
+    await #expect(processExitsWith: .success) { [path = path as String] in
+      let persistence = makePersistence(URL(fileURLWithPath: path), debounce: .seconds(60))
+      let store = Store(
+        reducer: appReducer, state: AppState(), middleware: [persistence.middleware()])
+      store.dispatch(SettingsAction.setTheme("saved at exit"))
+      exit(0)  // a normal exit, 60 s before the debounce would have written
+    }
+    let persistence = makePersistence(URL(fileURLWithPath: path))
+    #expect(try persistence.restore().get()?.theme == "saved at exit")
+  }
 }
 
 final class Counter: Sendable {
