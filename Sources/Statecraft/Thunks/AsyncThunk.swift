@@ -13,11 +13,12 @@
 /// let user = try await mainStore.dispatch(loadUser(id: 7)).value
 /// ```
 ///
-/// Reducers react to the lifecycle without boilerplate in the thunk:
+/// Reducers react to the lifecycle without boilerplate in the thunk, matching it by the thunk
+/// with ``lifecycle(of:)``:
 ///
 /// ```swift
-/// if let action = action as? ThunkLifecycle<User>, action.name == "user/load" {
-///   switch action.phase {
+/// if let event = loadUser(id: 0).lifecycle(of: action) {
+///   switch event.phase {
 ///   case .pending: state.isLoading = true
 ///   case .fulfilled(let user): state.user = user; state.isLoading = false
 ///   case .rejected(let error): state.error = "\(error)"; state.isLoading = false
@@ -96,5 +97,79 @@ public struct ThunkLifecycle<Value: Sendable>: Action {
     self.name = name
     self.requestID = requestID
     self.phase = phase
+  }
+}
+
+extension ThunkLifecycle {
+  /// Whether this is the `pending` action: the run started.
+  /// - Complexity: O(1).
+  public var isPending: Bool {
+    if case .pending = phase { true } else { false }
+  }
+
+  /// Whether the run ended, fulfilled, rejected or cancelled: the moment to clear a spinner.
+  /// - Complexity: O(1).
+  public var isSettled: Bool {
+    !isPending
+  }
+
+  /// Whether the run was cancelled.
+  /// - Complexity: O(1).
+  public var isCancelled: Bool {
+    if case .cancelled = phase { true } else { false }
+  }
+
+  /// The value the run produced, if this is the `fulfilled` action.
+  /// - Complexity: O(1).
+  public var value: Value? {
+    if case .fulfilled(let value) = phase { value } else { nil }
+  }
+
+  /// The error the run threw, if this is the `rejected` action.
+  /// - Complexity: O(1).
+  public var error: (any Error)? {
+    if case .rejected(let error) = phase { error } else { nil }
+  }
+}
+
+extension ThunkLifecycle.Phase: Equatable where Value: Equatable {
+  /// Whether two phases are the same; errors compare by their full description.
+  /// - Complexity: The `==` of the values, or the descriptions of the errors.
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    switch (lhs, rhs) {
+    case (.pending, .pending), (.cancelled, .cancelled): true
+    case (.fulfilled(let lhs), .fulfilled(let rhs)): lhs == rhs
+    case (.rejected(let lhs), .rejected(let rhs)):
+      String(reflecting: lhs) == String(reflecting: rhs)
+    default: false
+    }
+  }
+}
+
+extension ThunkLifecycle: Equatable where Value: Equatable {}
+
+extension AsyncThunk {
+  /// The lifecycle action of a run of this thunk, if `action` is one: match by the thunk, not by
+  /// its name.
+  ///
+  /// ```swift
+  /// let loadFilms = AsyncThunk<AppState, [Film]>("films/load") { context in … }
+  ///
+  /// func reduce(_ state: inout AppState, _ action: any Action) {
+  ///   if let event = loadFilms.lifecycle(of: action) {
+  ///     state.isLoading = event.isPending
+  ///     if let films = event.value { state.films = films }
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// - Parameter action: Any action.
+  /// - Returns: The lifecycle action, if it has this thunk's value type and name.
+  /// - Complexity: O(n) for a name of n characters: one cast and one comparison.
+  public func lifecycle(of action: any Action) -> ThunkLifecycle<Value>? {
+    guard let lifecycle = action as? ThunkLifecycle<Value>, lifecycle.name == name else {
+      return nil
+    }
+    return lifecycle
   }
 }
