@@ -222,10 +222,21 @@ extension ExpectThunk {
       },
       state: first
     )
+    let unsetKeys = LockedBox<[String]>([])
+    var environment = self.environment
+    environment.context = .test { key in
+      unsetKeys.withLock { if !$0.contains(key) { $0.append(key) } }
+    }
     store.thunkEnvironment = environment
     switch work {
     case .thunk(let thunk): _ = try? await store.dispatch(thunk).value
     case .valued(let work): await work(store)
+    }
+    for key in unsetKeys.withLock({ $0 }) {
+      reportFailure(
+        "The thunk read \(key) from the environment, which this test did not set with "
+          + ".environment(\(key).self, …) and which has no testValue, so it got the live value.",
+        at: location)
     }
     let actions = dispatched
     for (index, expectation) in expectations.enumerated() {

@@ -50,6 +50,8 @@ public final class TestStore<State: Sendable> {
 
   /// Compares an expected state with the actual one.
   private let isEqual: (State, State) -> Bool
+  /// Environment keys thunks read without a value, reported at the next step of the test.
+  private let unsetKeys = LockedBox<[String]>([])
 
   /// Creates a test store for a reducer of ReSwift's shape.
   ///
@@ -66,6 +68,7 @@ public final class TestStore<State: Sendable> {
       automaticallySkipsRepeats: true)
     expectedState = initialState
     isEqual = { $0 == $1 }
+    useTestEnvironment()
   }
 
   /// Creates a test store for a reducer that changes the state in place, such as one built with
@@ -84,6 +87,7 @@ public final class TestStore<State: Sendable> {
       automaticallySkipsRepeats: true)
     expectedState = initialState
     isEqual = { $0 == $1 }
+    useTestEnvironment()
   }
 
   /// Creates a test store for a main-actor-isolated reducer, what a reducer function is in a
@@ -112,6 +116,29 @@ public final class TestStore<State: Sendable> {
       automaticallySkipsRepeats: true)
     expectedState = initialState
     self.isEqual = isEqual
+    useTestEnvironment()
+  }
+
+  /// Makes thunks that read a key the test did not set, and that has no test value, fail the
+  /// test instead of quietly using the live value.
+  private func useTestEnvironment() {
+    let unsetKeys = self.unsetKeys
+    store.thunkEnvironment.context = .test { key in
+      unsetKeys.withLock { if !$0.contains(key) { $0.append(key) } }
+    }
+  }
+
+  private func failOnUnsetKeys(at location: TestLocation) {
+    let keys = unsetKeys.withLock { keys in
+      defer { keys = [] }
+      return keys
+    }
+    for key in keys {
+      reportFailure(
+        "A thunk read \(key) from the environment, which this test did not set and which has "
+          + "no testValue, so it got the live value. Set store.thunkEnvironment[\(key).self], "
+          + "or give \(key) a testValue.", at: location)
+    }
   }
 
   /// The current state of the store.
@@ -222,6 +249,7 @@ public final class TestStore<State: Sendable> {
     column: UInt = #column
   ) async {
     let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    defer { failOnUnsetKeys(at: location) }
     let deadline = MonotonicClock.now + timeout.nanoseconds
     while true {
       if let entry = log.entries(from: checked).first {
@@ -306,6 +334,7 @@ public final class TestStore<State: Sendable> {
   }
 
   private func failOnUnreceivedActions(before what: String, at location: TestLocation) {
+    failOnUnsetKeys(at: location)
     let unreceived = log.entries(from: checked)
     guard !unreceived.isEmpty else { return }
     if exhaustivity == .on {

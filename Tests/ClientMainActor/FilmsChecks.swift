@@ -7,6 +7,7 @@ import StatecraftTesting
 public enum MainActorFilmsChecks {
   public static func reducerThroughTestStore() async {
     let store = TestStore(initialState: FilmsState(), reducer: filmsReducer)
+    store.thunkEnvironment[FilmServiceKey.self] = BundledFilms()
     await store.send(SetLoading(isLoading: true)) { $0.isLoading = true }
     await store.send(SetFilms(films: [Film(title: "A New Hope")])) {
       $0.films = [Film(title: "A New Hope")]
@@ -20,6 +21,7 @@ public enum MainActorFilmsChecks {
 
   public static func thunkThroughExpectThunk() async {
     await ExpectThunk(loadFilms)
+      .environment(FilmServiceKey.self, BundledFilms())
       .getsState(FilmsState())
       .dispatches(SetLoading.self)
       .dispatches(SetFilms.self)

@@ -79,6 +79,9 @@ public struct SystemThunkClock: ThunkClock {
 public enum ThunkClockKey: ThunkEnvironmentKey {
   /// The system's monotonic clock.
   public static let defaultValue: any ThunkClock = SystemThunkClock()
+  /// The system's clock too: a test that does not set a `TestClock` waits in real time rather
+  /// than failing.
+  public static let testValue: (any ThunkClock)? = SystemThunkClock()
 }
 
 extension ThunkContext {
