@@ -32,6 +32,45 @@ public func replay<State: Equatable & Sendable>(
   column: UInt = #column
 ) async {
   let store = Store(reducer: reducer, state: initialState)
+  check(
+    replaying: recording, into: store, expecting: expected,
+    at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+}
+
+/// Replays a recording into a fresh store with a reducer that changes the state in place, such
+/// as one built with `combineReducers` and `scopedReducer`, and checks the state it ends in.
+///
+/// Behaves as the overload for a reducer of ReSwift's shape.
+///
+/// - Parameters:
+///   - recording: The recording.
+///   - reducer: The app's reducer.
+///   - initialState: The state to start from.
+///   - expected: The state the replay must end in.
+///   - fileID: The file to report a failure in; defaults to the caller's.
+///   - filePath: The file path to report a failure in; defaults to the caller's.
+///   - line: The line to report a failure at; defaults to the caller's.
+///   - column: The column to report a failure at; defaults to the caller's.
+@MainActor
+public func replay<State: Equatable & Sendable>(
+  _ recording: Recording,
+  reducer: @escaping InPlaceReducer<State>,
+  initialState: State,
+  expecting expected: State,
+  fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+  column: UInt = #column
+) async {
+  let store = Store(reducer: reducer, state: initialState)
+  check(
+    replaying: recording, into: store, expecting: expected,
+    at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+}
+
+@MainActor
+private func check<State: Equatable & Sendable>(
+  replaying recording: Recording, into store: Store<State>, expecting expected: State,
+  at location: TestLocation
+) {
   recording.replay(into: store)
   let actual = store.state
   guard actual != expected else { return }
@@ -42,5 +81,5 @@ public func replay<State: Equatable & Sendable>(
     state (− expected, + actual):
     \(stateDiff(expected: expected, actual: actual))
     """,
-    at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    at: location)
 }
