@@ -6,17 +6,18 @@ final class ThunkRun: Sendable {
     var announceCancellation: (@Sendable () -> Void)?
     var children: [ThunkRun] = []
     var childWaits: [@Sendable () async -> Void] = []
+    /// Set by whichever lifecycle action ends the run first: fulfilled, rejected or cancelled.
+    var hasEnded = false
+    /// Whether the run's task has ended, and who waits for that (the next run of a queue).
+    var isFinished = false
+    var finishWaiters: [CheckedContinuation<Void, Never>] = []
   }
 
   let id: ThunkID?
   let serial: UInt64
   private let cancelled = AtomicCell<Bool>(false)
-  /// Set by whichever lifecycle action ends the run first: fulfilled, rejected or cancelled.
-  private let ended = AtomicCell<Bool>(false)
+  // One lock for everything else: each lock and atomic is an allocation per run.
   private let links = Locked(Links())
-  /// Whether the run's task has ended, and who waits for that (the next run of a queue).
-  private let finished = Locked<(isFinished: Bool, waiters: [CheckedContinuation<Void, Never>])>(
-    (false, []))
 
   init(id: ThunkID?, serial: UInt64) {
     self.id = id
@@ -46,10 +47,10 @@ final class ThunkRun: Sendable {
 
   /// Records that the run's task has ended and resumes those waiting for it.
   func markFinished() {
-    let waiters = finished.withLock { finished in
-      finished.isFinished = true
-      defer { finished.waiters = [] }
-      return finished.waiters
+    let waiters = links.withLock { links in
+      links.isFinished = true
+      defer { links.finishWaiters = [] }
+      return links.finishWaiters
     }
     for waiter in waiters { waiter.resume() }
   }
@@ -57,9 +58,9 @@ final class ThunkRun: Sendable {
   /// Returns once the run's task has ended.
   func waitUntilFinished() async {
     await withCheckedContinuation { continuation in
-      let isFinished = finished.withLock { finished in
-        if !finished.isFinished { finished.waiters.append(continuation) }
-        return finished.isFinished
+      let isFinished = links.withLock { links in
+        if !links.isFinished { links.finishWaiters.append(continuation) }
+        return links.isFinished
       }
       if isFinished { continuation.resume() }
     }
@@ -67,7 +68,10 @@ final class ThunkRun: Sendable {
 
   /// Whether the caller is the first to end the run's lifecycle; each run ends once.
   func claimEnd() -> Bool {
-    !ended.exchange(true, ordering: .acquiringAndReleasing)
+    links.withLock { links in
+      defer { links.hasEnded = true }
+      return !links.hasEnded
+    }
   }
 
   /// Records how to announce the run cancelled.
@@ -333,15 +337,14 @@ extension ThunkRunner {
     let lifecycle: @Sendable (ThunkLifecycle<Value>.Phase) -> Void = { phase in
       dispatch(ThunkLifecycle(name: name, requestID: run.serial, phase: phase))
     }
-    let start: @Sendable () -> Void = {
+    // Without a wait, `pending` is reduced before `dispatch` returns; after one (queue,
+    // debounce), only once the run's turn has come: a run cancelled while waiting dispatches
+    // nothing at all. (Written out twice: a shared closure would be one more allocation a run.)
+    let wait = admission.wait
+    if wait == nil {
       lifecycle(.pending)
       run.attach(announceCancellation: { lifecycle(.cancelled) })
     }
-    // Without a wait, `pending` is reduced before `dispatch` returns; after one (queue,
-    // debounce), only once the run's turn has come: a run cancelled while waiting dispatches
-    // nothing at all.
-    let wait = admission.wait
-    if wait == nil { start() }
     let task = Task.detached { [self] in
       defer { end(run) }
       if let wait {
@@ -352,7 +355,8 @@ extension ThunkRunner {
           _ = run.claimEnd()
           throw error
         }
-        start()
+        lifecycle(.pending)
+        run.attach(announceCancellation: { lifecycle(.cancelled) })
       }
       do {
         let value = try await body(context)
