@@ -33,7 +33,7 @@ import StatecraftTools
 /// }
 /// ```
 ///
-/// There the thunk runs through ``createThunkMiddleware()`` with no store: each call of
+/// There the thunk runs through `createThunkMiddleware()` with no store: each call of
 /// `getState` returns the next state given, then `nil`; each dispatch is checked against the
 /// next expectation; states or expectations left over fail the test.
 public final class ExpectThunk<State: Sendable> {
@@ -262,7 +262,7 @@ extension ExpectThunk {
 // MARK: - Running as ReSwift-Thunk does
 
 extension ExpectThunk {
-  /// Runs the thunk through ``createThunkMiddleware()`` as ReSwift-Thunk's `ExpectThunk` does,
+  /// Runs the thunk through `createThunkMiddleware()` as ReSwift-Thunk's `ExpectThunk` does,
   /// and fails for each expectation or state left over.
   ///
   /// A body that does not `await` has run when this returns. Use ``wait(timeout:file:line:description:)``

@@ -130,7 +130,7 @@ extension StoreStub: StoreType {
   /// Subscribes an object to the stub's state.
   ///
   /// - Parameter subscriber: The object to notify.
-  /// - Complexity: As ``Store/subscribe(_:)``.
+  /// - Complexity: As `Store.subscribe(_:)`.
   @preconcurrency @MainActor
   public func subscribe<Subscriber: StoreSubscriber>(_ subscriber: Subscriber)
   where Subscriber.StoreSubscriberStateType == State {
@@ -142,7 +142,7 @@ extension StoreStub: StoreType {
   /// - Parameters:
   ///   - subscriber: The object to notify.
   ///   - transform: Builds the subscription from one of the whole state, or `nil`.
-  /// - Complexity: As ``Store/subscribe(_:transform:)-94h10``.
+  /// - Complexity: As `Store.subscribe(_:transform:)`.
   @preconcurrency @MainActor
   public func subscribe<SelectedState, Subscriber: StoreSubscriber>(
     _ subscriber: Subscriber,

@@ -22,7 +22,7 @@ import StatecraftTools
 /// }
 /// ```
 ///
-/// By default the store is exhaustive: ``finish(timeout:)`` fails if actions were dispatched
+/// By default the store is exhaustive: ``finish(timeout:fileID:filePath:line:column:)`` fails if actions were dispatched
 /// but never received. Set ``exhaustivity`` to `.off` to check only what you assert.
 @MainActor
 public final class TestStore<State: Sendable> {
