@@ -39,8 +39,9 @@ extension Store: StoreType, _StoreStateReading {
   /// store.middleware = [loggingMiddleware, createThunkMiddleware()]
   /// ```
   /// - Complexity: O(m) to set, for m middleware; O(m) to get.
+  @inlinable
   public var middleware: [Middleware<State>] {
-    get { core.middleware }
+    get { core._middleware.withLock { $0.array } }
     set { core.setMiddleware(newValue) }
   }
 
