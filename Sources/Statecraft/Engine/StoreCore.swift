@@ -39,7 +39,8 @@ final class StoreCore<State: Sendable>: Sendable {
   /// middleware.
   @usableFromInline let _chain = AtomicCell<UInt>(0)
   /// The middleware array the chain was built from, and every chain built so far.
-  @usableFromInline let _middleware = Locked<(array: [Middleware<State>], boxes: [ChainBox])>(([], []))
+  @usableFromInline let _middleware = Locked<(array: [Middleware<State>], boxes: [ChainBox])>(
+    ([], []))
 
   @inlinable
   init(
