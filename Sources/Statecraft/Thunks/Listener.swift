@@ -23,14 +23,14 @@
 public struct Listener<State: Sendable>: Sendable {
   /// Whether the listener may start for `action`: a test that needs no state, and no generic
   /// code (its metadata lookups cost more than the rest of a dispatch).
-  let mayStart: @Sendable (any Action) -> Bool
+  @usableFromInline let mayStart: @Sendable (any Action) -> Bool
   /// Returns the thunk to start for an action, given the states before and after it.
-  let start:
+  @usableFromInline let start:
     @Sendable (_ action: any Action, _ before: () -> State?, _ after: () -> State?) -> Thunk<
       State
     >?
   /// Whether the listener compares states, so the middleware reads the state before the action.
-  let needsPreviousState: Bool
+  @usableFromInline let needsPreviousState: Bool
 
   /// Starts `effect` after each reduced action of type `type` that `predicate` accepts.
   ///
@@ -101,6 +101,10 @@ public struct Listener<State: Sendable>: Sendable {
 /// - Parameter listeners: The listeners, checked in order after each action.
 /// - Returns: The middleware.
 /// - Complexity: O(l) per action for l listeners, plus the effects started.
+// Inlinable, so that the middleware is specialized for the app's `State` like the rest of the
+// dispatch path: generic, one listener that matched nothing cost 68 ns over a pass-through
+// middleware (benchmark h).
+@inlinable
 public func createListenerMiddleware<State: Sendable>(_ listeners: Listener<State>...)
   -> Middleware<State>
 {
