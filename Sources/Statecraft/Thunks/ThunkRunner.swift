@@ -1,6 +1,7 @@
 /// One run of a thunk: its cancellation, its task and the thunks it dispatched.
 final class ThunkRun: Sendable {
   private struct Links {
+    var isCancelled = false
     var cancelTask: (@Sendable () -> Void)?
     /// Dispatches the run's `cancelled` lifecycle action, for an `AsyncThunk`.
     var announceCancellation: (@Sendable () -> Void)?
@@ -15,8 +16,8 @@ final class ThunkRun: Sendable {
 
   let id: ThunkID?
   let serial: UInt64
-  private let cancelled = AtomicCell<Bool>(false)
-  // One lock for everything else: each lock and atomic is an allocation per run.
+  // One lock for all of it: each lock and atomic is an allocation per run, and a run's state is
+  // read a few times in its life (once per dispatch for `isCancelled`).
   private let links = Locked(Links())
 
   init(id: ThunkID?, serial: UInt64) {
@@ -25,7 +26,7 @@ final class ThunkRun: Sendable {
   }
 
   var isCancelled: Bool {
-    cancelled.load(ordering: .acquiring)
+    links.withLock { $0.isCancelled }
   }
 
   /// Marks the run cancelled, cancels its task and its children.
@@ -36,10 +37,12 @@ final class ThunkRun: Sendable {
   /// this returns: a run superseded by a new one with the same id is always announced cancelled
   /// before the new one's `pending`.
   func cancel() {
-    guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    let (cancelTask, announce, children) = links.withLock {
-      ($0.cancelTask, $0.announceCancellation, $0.children)
+    let taken = links.withLock { links in
+      defer { links.isCancelled = true }
+      return links.isCancelled
+        ? nil : (links.cancelTask, links.announceCancellation, links.children)
     }
+    guard let (cancelTask, announce, children) = taken else { return }
     for child in children { child.cancel() }
     if let announce, claimEnd() { announce() }
     cancelTask?()
