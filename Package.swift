@@ -84,7 +84,7 @@ let package = Package(
       swiftSettings: [.defaultIsolation(MainActor.self)]
     ),
     // What every Swift Testing suite here shares: a time limit that works below macOS 13.
-    .target(name: "StatecraftTestSupport", path: "Tests/Support"),
+    .target(name: "StatecraftTestSupport", dependencies: ["Statecraft"], path: "Tests/Support"),
     .testTarget(
       name: "StatecraftToolsTests",
       dependencies: [

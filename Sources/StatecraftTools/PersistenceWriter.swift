@@ -16,8 +16,12 @@ final class PersistenceWriter: Sendable {
   /// Called between the steps of each write; tests make it throw to simulate a crash.
   let faultInjection = LockedBox<(@Sendable (AtomicWriteStep) throws -> Void)?>(nil)
 
-  init(file: URL) {
+  /// The clock the debounce waits on.
+  let clock: any ThunkClock
+
+  init(file: URL, clock: any ThunkClock) {
     self.file = file
+    self.clock = clock
     PendingSaves.register(self)
   }
 
@@ -50,7 +54,7 @@ final class PersistenceWriter: Sendable {
       return pending.generation
     }
     Task.detached { [self] in
-      await MonotonicClock.sleep(for: delay)
+      try? await clock.sleep(for: delay)
       writePending(ifStill: generation)
     }
   }

@@ -56,6 +56,7 @@ public final class StatePersistence<State: Sendable, Saved: Codable & Sendable &
   ///     changes in a way old files cannot be decoded, and add a migration.
   ///   - migrations: For each older version *n*, the change from *n* to *n* + 1.
   ///   - debounce: How long the state must stay unchanged before it is written.
+  ///   - clock: The clock the debounce waits on; tests pass a `TestClock` to control it.
   ///   - maximumFileSize: Files larger than this are not read.
   ///   - maximumNestingDepth: JSON nested deeper than this is not read.
   ///   - select: The part of the state to save.
@@ -64,6 +65,7 @@ public final class StatePersistence<State: Sendable, Saved: Codable & Sendable &
     schemaVersion: Int = 1,
     migrations: [Int: PersistenceMigration] = [:],
     debounce: Interval = .milliseconds(500),
+    clock: any ThunkClock = SystemThunkClock(),
     maximumFileSize: Int = 10 * 1_024 * 1_024,
     maximumNestingDepth: Int = 64,
     select: @escaping @Sendable (State) -> Saved
@@ -75,7 +77,7 @@ public final class StatePersistence<State: Sendable, Saved: Codable & Sendable &
     self.maximumFileSize = maximumFileSize
     self.maximumNestingDepth = maximumNestingDepth
     self.select = select
-    writer = PersistenceWriter(file: file)
+    writer = PersistenceWriter(file: file, clock: clock)
   }
 
   // MARK: Restoring

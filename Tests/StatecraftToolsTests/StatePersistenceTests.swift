@@ -1,6 +1,7 @@
 import Foundation
 import Statecraft
 import StatecraftTestSupport
+import StatecraftTesting
 import Testing
 
 @testable import StatecraftTools
@@ -105,8 +106,10 @@ import Testing
   @MainActor
   @Test func theMiddlewareSavesABurstOfChangesOnce() async throws {
     let folder = try TemporaryFolder()
+    let clock = TestClock()
     let persistence = makePersistence(
-      folder.url.appendingPathComponent("settings.json"), debounce: .milliseconds(300))
+      folder.url.appendingPathComponent("settings.json"), debounce: .milliseconds(300),
+      clock: clock)
     let writes = Counter()
     persistence.writer.faultInjection.withLock { inject in
       inject = { step in if step == .renamed { writes.increment() } }
@@ -115,11 +118,17 @@ import Testing
       reducer: appReducer, state: AppState(), middleware: [persistence.middleware()])
     for size in 13...22 { store.dispatch(SettingsAction.setFontSize(size)) }
     store.dispatch(SettingsAction.touchUnsaved)  // not part of the saved slice
-    let deadline = MonotonicClock.now + Interval.seconds(5).nanoseconds
-    while writes.value == 0, MonotonicClock.now < deadline {
-      try await Task.sleep(nanoseconds: 10_000_000)
+    // One debounce per change that touched the saved slice; none has passed yet.
+    let settled = { @Sendable (count: Int) in
+      await endsWithin(.seconds(10)) { while clock.sleeperCount != count { await Task.yield() } }
     }
-    try await Task.sleep(nanoseconds: 100_000_000)
+    #expect(await settled(10))
+    await clock.advance(by: .milliseconds(299))
+    #expect(writes.value == 0)
+    await clock.advance(by: .milliseconds(1))
+    #expect(await settled(0))
+    #expect(await endsWithin(.seconds(10)) { while writes.value == 0 { await Task.yield() } })
+    // Only the last change's debounce found its data still pending: one write in all.
     #expect(writes.value == 1)
     #expect(try persistence.restore().get() == Settings(theme: "light", fontSize: 22))
   }

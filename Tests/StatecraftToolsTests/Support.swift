@@ -68,9 +68,10 @@ final class TemporaryFolder {
 }
 
 func makePersistence(
-  _ file: URL, maximumFileSize: Int = 10 * 1_024 * 1_024, debounce: Interval = .milliseconds(20)
+  _ file: URL, maximumFileSize: Int = 10 * 1_024 * 1_024, debounce: Interval = .milliseconds(20),
+  clock: any ThunkClock = SystemThunkClock()
 ) -> StatePersistence<AppState, Settings> {
   StatePersistence(
     file: file, schemaVersion: 2, migrations: settingsMigrations, debounce: debounce,
-    maximumFileSize: maximumFileSize, select: { $0.settings })
+    clock: clock, maximumFileSize: maximumFileSize, select: { $0.settings })
 }

@@ -117,29 +117,6 @@ private final class Barrier: Sendable {
   let arrived = TestAtomic<Int>(0)
 }
 
-/// Whether `operation` returns within `limit`; a hung operation is left behind, unawaited, so
-/// that the test fails instead of hanging.
-func endsWithin(
-  _ limit: Interval, _ operation: @escaping @Sendable () async -> Void
-) async -> Bool {
-  let claimed = TestAtomic<Bool>(false)
-  return await withCheckedContinuation { continuation in
-    let resume: @Sendable (Bool) -> Void = { ended in
-      if !claimed.exchange(true, ordering: .acquiringAndReleasing) {
-        continuation.resume(returning: ended)
-      }
-    }
-    Task {
-      await operation()
-      resume(true)
-    }
-    Task {
-      try? await Task.sleep(nanoseconds: limit.nanoseconds)
-      resume(false)
-    }
-  }
-}
-
 /// Runs `body` on another thread and waits for it without yielding the main queue, so that every
 /// state it commits waits for the same round (C5, C13).
 @MainActor
