@@ -13,10 +13,11 @@ public enum MainActorFilmsChecks {
       $0.films = [Film(title: "A New Hope")]
     }
     await store.send(loadFilms)
-    await store.receive(SetLoading.self)
-    await store.receive(SetFilms.self)
-    await store.receive(SetLoading.self) { $0.isLoading = false }
-    await store.finish()
+    // The thunk's actions hop to the main queue, which parallel suites share: generous bounds.
+    await store.receive(SetLoading.self, timeout: .seconds(10))
+    await store.receive(SetFilms.self, timeout: .seconds(10))
+    await store.receive(SetLoading.self, timeout: .seconds(10)) { $0.isLoading = false }
+    await store.finish(timeout: .seconds(10))
   }
 
   public static func thunkThroughExpectThunk() async {

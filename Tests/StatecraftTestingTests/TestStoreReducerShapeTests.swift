@@ -50,8 +50,10 @@ func mainActorCounterReducer(action: Action, state: CounterState?) -> CounterSta
       Thunk<CounterState> { context in
         await Task.detached { context.dispatch(SetLabel(label: "loaded")) }.value
       })
-    await store.receive(SetLabel.self) { $0.label = "loaded" }
-    await store.finish()
+    // The action hops to the main queue, which parallel suites share (and some hold on
+    // purpose, C14): a generous bound, which costs nothing when the action comes at once.
+    await store.receive(SetLabel.self, timeout: .seconds(10)) { $0.label = "loaded" }
+    await store.finish(timeout: .seconds(10))
   }
 
   @Test func aMainActorReducerFailsWithADiff() async {
