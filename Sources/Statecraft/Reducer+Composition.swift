@@ -92,3 +92,93 @@ public func inPlace<State>(_ reducer: @escaping Reducer<State>) -> InPlaceReduce
     state = reducer(action, consume state)
   }
 }
+
+// MARK: Main-actor reducers
+
+/// Combines main-actor-isolated reducers, what reducer functions are in a target with default
+/// main-actor isolation, into one that runs each of them, in order, for every action.
+///
+/// Nonisolated reducers may be mixed in. The store that takes the result reduces on the main
+/// queue.
+///
+/// - Parameter reducers: The reducers, run first to last.
+/// - Returns: The combined reducer.
+/// - Complexity: O(*n*) per action for *n* reducers.
+@MainActor
+public func combineReducers<State: Sendable>(
+  _ reducers: MainActorInPlaceReducer<State>...
+) -> MainActorInPlaceReducer<State> {
+  combineReducers(reducers)
+}
+
+/// Combines an array of main-actor-isolated reducers into one that runs each of them, in order,
+/// for every action.
+///
+/// - Parameter reducers: The reducers, run first to last.
+/// - Returns: The combined reducer.
+/// - Complexity: O(*n*) per action for *n* reducers.
+@MainActor
+public func combineReducers<State: Sendable>(
+  _ reducers: [MainActorInPlaceReducer<State>]
+) -> MainActorInPlaceReducer<State> {
+  // `State: Sendable` tells this overload apart from the nonisolated one: Swift does not count
+  // a function type's isolation in an overload's signature.
+  { state, action in
+    for reducer in reducers { reducer(&state, action) }
+  }
+}
+
+/// Lifts a main-actor-isolated reducer of one part of the state and one feature's actions to
+/// the whole state.
+///
+/// The main-actor form of `scopedReducer(_:_:)`, for targets with default main-actor isolation,
+/// where the key path to a property of a main-actor state is not `Sendable`.
+///
+/// - Parameters:
+///   - keyPath: The part of the state the reducer owns.
+///   - reduce: The feature's reducer.
+/// - Returns: A reducer of the whole state.
+/// - Complexity: O(1) per action, plus the slice reducer; the slice is changed in place.
+@MainActor
+public func scopedReducer<State, Slice, FeatureAction: Action>(
+  _ keyPath: WritableKeyPath<State, Slice>,
+  _ reduce: @escaping @MainActor (_ state: inout Slice, _ action: FeatureAction) -> Void
+) -> MainActorInPlaceReducer<State> {
+  { state, action in
+    guard let action = action as? FeatureAction else { return }
+    reduce(&state[keyPath: keyPath], action)
+  }
+}
+
+/// Lifts a main-actor-isolated reducer of ReSwift's shape, of one part of the state, to the
+/// whole state.
+///
+/// - Parameters:
+///   - keyPath: The part of the state the reducer owns.
+///   - reducer: The part's reducer.
+/// - Returns: A reducer of the whole state.
+/// - Complexity: O(1) per action, plus the slice reducer; the slice is changed in place.
+@MainActor
+public func scopedReducer<State, Slice>(
+  _ keyPath: WritableKeyPath<State, Slice>,
+  _ reducer: @escaping @MainActor (_ action: any Action, _ state: Slice?) -> Slice
+) -> MainActorInPlaceReducer<State> {
+  { state, action in
+    state[keyPath: keyPath] = reducer(action, state[keyPath: keyPath])
+  }
+}
+
+/// Adapts a main-actor-isolated reducer of ReSwift's shape to the in-place form, to combine it
+/// with others.
+///
+/// - Parameter reducer: A reducer that returns the next state.
+/// - Returns: The same reducer, changing the state in place.
+/// - Complexity: O(1) to build; each call runs `reducer` once.
+@MainActor
+public func inPlace<State>(
+  _ reducer: @escaping @MainActor (_ action: any Action, _ state: State?) -> State
+) -> MainActorInPlaceReducer<State> {
+  { state, action in
+    state = reducer(action, state)
+  }
+}

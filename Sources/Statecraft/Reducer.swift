@@ -41,3 +41,11 @@
 @preconcurrency public typealias InPlaceReducer<State> =
   @Sendable (_ state: inout State, _ action: any Action) ->
   Void
+
+/// A main-actor-isolated function that changes the state in place for an action.
+///
+/// In a target built with `.defaultIsolation(MainActor.self)`, reducer functions are main-actor
+/// isolated, and `combineReducers`, `scopedReducer` and `inPlace` return this type for them. A
+/// store created with one reduces on the main queue (C17 in the concurrency model).
+public typealias MainActorInPlaceReducer<State> =
+  @MainActor (_ state: inout State, _ action: any Action) -> Void

@@ -94,8 +94,9 @@ public final class Store<State: Sendable>: Sendable {
   /// then reduces on the main queue only: a dispatch there reduces at once, as with any store; a
   /// dispatch from another thread or task is queued in order and reduced on the main queue soon
   /// after, so it returns before its action is reduced. Everything else behaves as for a
-  /// nonisolated reducer. Created off the main queue with `state: nil`, the store waits for the
-  /// main queue to reduce the init action.
+  /// nonisolated reducer. The initial state is built on the main actor (`AppState()` is
+  /// main-actor isolated there too); created off the main queue, the store waits for the main
+  /// queue to build it or to reduce the init action.
   ///
   /// ```swift
   /// // AppDelegate.swift, in an app target with default main-actor isolation
@@ -104,7 +105,8 @@ public final class Store<State: Sendable>: Sendable {
   ///
   /// - Parameters:
   ///   - reducer: The function that returns the next state for each action.
-  ///   - state: The initial state, or `nil` to let the reducer create it.
+  ///   - state: The initial state, or `nil` to let the reducer create it; evaluated on the main
+  ///     actor.
   ///   - middleware: Functions that see each action before the reducer, first one first; they
   ///     run on the main queue too.
   ///   - automaticallySkipsRepeats: Whether subscriptions to `Equatable` values skip values equal
@@ -113,7 +115,7 @@ public final class Store<State: Sendable>: Sendable {
   ///   from another thread is O(1) plus a lock; its reduction happens on the main queue.
   public convenience init(
     reducer: @escaping @MainActor (_ action: any Action, _ state: State?) -> State,
-    state: State?,
+    state: @autoclosure @MainActor () -> State?,
     middleware: [Middleware<State>] = [],
     automaticallySkipsRepeats: Bool = true
   ) {
@@ -126,6 +128,58 @@ public final class Store<State: Sendable>: Sendable {
       reduce: .returning { action, state in
         MainQueue.assertCurrent()
         return onMain(action, state)
+      },
+      state: MainQueue.syncOnMainActor(state),
+      middleware: middleware,
+      automaticallySkipsRepeats: automaticallySkipsRepeats,
+      reducesOnMainActor: true
+    )
+  }
+
+  /// Creates a store with a main-actor-isolated reducer that changes the state in place, reduced
+  /// on the main queue.
+  ///
+  /// What `combineReducers` and `scopedReducer` return for reducer functions in a target with
+  /// default main-actor isolation. The store behaves as the one with a main-actor reducer of
+  /// ReSwift's shape: it reduces on the main queue, and dispatches from other threads are queued
+  /// in order.
+  ///
+  /// ```swift
+  /// let appReducer = combineReducers(
+  ///   scopedReducer(\AppState.films, filmsReducer),
+  ///   scopedReducer(\AppState.settings, settingsReducer)
+  /// )
+  /// nonisolated let mainStore = Store(reducer: appReducer, state: AppState())
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - reducer: The function that changes the state for each action, evaluated on the main
+  ///     actor.
+  ///   - state: The initial state, evaluated on the main actor.
+  ///   - middleware: Functions that see each action before the reducer, first one first; they
+  ///     run on the main queue too.
+  ///   - automaticallySkipsRepeats: Whether subscriptions to `Equatable` values skip values equal
+  ///     to the previous one without being asked to.
+  /// - Complexity: O(m) for m middleware. A dispatch from another thread is O(1) plus a lock;
+  ///   its reduction happens on the main queue.
+  public convenience init(
+    reducer: @autoclosure @MainActor () -> MainActorInPlaceReducer<State>,
+    state: @autoclosure @MainActor () -> State,
+    middleware: [Middleware<State>] = [],
+    automaticallySkipsRepeats: Bool = true
+  ) {
+    // Both arguments are evaluated on the main actor: in a target with default main-actor
+    // isolation, `AppState()` and a global `let appReducer = combineReducers(...)` are
+    // main-actor isolated, and `mainStore` is not. The autoclosures also tell this overload
+    // apart from the nonisolated one, whose reducer type differs only in isolation, which Swift
+    // does not count in a signature. As above, the store calls the reducer only on the main
+    // queue.
+    let (reducer, state) = MainQueue.syncOnMainActor { (reducer(), state()) }
+    let onMain = unsafeBitCast(reducer, to: InPlaceReducer<State>.self)
+    self.init(
+      reduce: .inPlace { state, action in
+        MainQueue.assertCurrent()
+        onMain(&state, action)
       },
       state: state,
       middleware: middleware,

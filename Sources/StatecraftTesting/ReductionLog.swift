@@ -49,4 +49,14 @@ final class ReductionLog<State: Sendable>: Sendable {
       return next
     }
   }
+
+  /// Wraps a main-actor in-place `reducer` so that every reduction is recorded here.
+  func recordingInPlaceOnMainActor(
+    _ reducer: @escaping MainActorInPlaceReducer<State>
+  ) -> MainActorInPlaceReducer<State> {
+    { state, action in
+      reducer(&state, action)
+      self.append(action, state)
+    }
+  }
 }

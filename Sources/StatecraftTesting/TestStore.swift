@@ -106,16 +106,47 @@ public final class TestStore<State: Sendable> {
     reducer: @escaping @MainActor (_ action: any Action, _ state: State?) -> State,
     middleware: [Middleware<State>] = []
   ) {
+    store = Store(
+      reducer: log.recordingOnMainActor(reducer), state: initialState, middleware: middleware,
+      automaticallySkipsRepeats: true)
+    expectedState = initialState
+    isEqual = Self.equality()
+    useTestEnvironment()
+  }
+
+  /// The state's `Equatable` conformance, found at run time where a generic requirement cannot
+  /// take it (a main-actor-isolated conformance).
+  private static func equality() -> (State, State) -> Bool {
     guard let isEqual = dynamicEquality(of: State.self) else {
       fatalError(
         "Statecraft: TestStore compares states, and \(State.self) is not Equatable. Add the "
           + "conformance: struct \(State.self): Equatable.")
     }
+    return isEqual
+  }
+
+  /// Creates a test store for a main-actor-isolated reducer that changes the state in place,
+  /// what `combineReducers` and `scopedReducer` return for reducer functions in a target with
+  /// default main-actor isolation.
+  ///
+  /// As with the main-actor reducer of ReSwift's shape, the state's `Equatable` conformance is
+  /// found when the test store is created.
+  ///
+  /// - Parameters:
+  ///   - initialState: The state to start from.
+  ///   - reducer: The app's reducer.
+  ///   - middleware: Middleware to run, as in the app.
+  public init(
+    initialState: consuming State,
+    reducer: @escaping MainActorInPlaceReducer<State>,
+    middleware: [Middleware<State>] = []
+  ) {
+    let initialState = initialState
     store = Store(
-      reducer: log.recordingOnMainActor(reducer), state: initialState, middleware: middleware,
-      automaticallySkipsRepeats: true)
+      reducer: log.recordingInPlaceOnMainActor(reducer), state: initialState,
+      middleware: middleware, automaticallySkipsRepeats: true)
     expectedState = initialState
-    self.isEqual = isEqual
+    isEqual = Self.equality()
     useTestEnvironment()
   }
 

@@ -29,4 +29,26 @@ public enum MainActorFilmsChecks {
       .dispatches(SetLoading.self)
       .run()
   }
+
+  public static func composedReducerThroughTestStore() async {
+    let store = TestStore(initialState: LibraryState(), reducer: libraryReducer)
+    store.thunkEnvironment[CatalogKey.self] = BundledCatalog()
+    await store.send(SortByTitle(isOn: true)) { $0.preferences.sortsByTitle = true }
+    await store.send(loadShelf)
+    await store.receive(ShelfAction.self, timeout: .seconds(10)) { $0.shelf.isLoading = true }
+    await store.receive(ShelfAction.self, timeout: .seconds(10)) {
+      $0.shelf.books = [Book(title: "Dune"), Book(title: "Emma")]
+      $0.shelf.isLoading = false
+    }
+    await store.finish(timeout: .seconds(10))
+  }
+
+  public static func shelfThunkThroughExpectThunk() async {
+    await ExpectThunk(loadShelf)
+      .environment(CatalogKey.self, BundledCatalog())
+      .getsState(LibraryState())
+      .dispatches(ShelfAction.self)
+      .dispatches(ShelfAction.self)
+      .run()
+  }
 }

@@ -41,4 +41,17 @@ import Testing
     await waitUntil { app.titles == ["The Empire Strikes Back"] }
     #expect(app.titles == ["The Empire Strikes Back"])
   }
+
+  @Test func theLibraryAppWithDefaultMainActorIsolation() async {
+    await MainActorFilmsChecks.composedReducerThroughTestStore()
+    await MainActorFilmsChecks.shelfThunkThroughExpectThunk()
+    let app = MainActorLibraryClient()
+    #expect(app.titles == [])
+    app.load()
+    await waitUntil { app.titles == ["Dune", "Emma"] }
+    #expect(app.titles == ["Dune", "Emma"])
+    app.sortByTitleFromAnotherThread()
+    await waitUntil { app.sortsByTitle }
+    #expect(app.sortsByTitle)
+  }
 }

@@ -13,6 +13,27 @@ private func mainActorReducer(action: Action, state: TestState?) -> TestState {
   return testReducer(action: action, state: state)
 }
 
+/// Main-actor feature reducers, as a target with default main-actor isolation declares them.
+@MainActor
+private func countReducer(state: inout Int, action: Increment) {
+  if !MainQueueProbe.isCurrent { reductionsOffMain.add(1, ordering: .relaxed) }
+  state += 1
+}
+
+@MainActor
+private func itemsReducer(action: Action, state: [Int]?) -> [Int] {
+  var items = state ?? []
+  if let action = action as? Tagged { items.append(action.thread * 1_000_000 + action.sequence) }
+  return items
+}
+
+/// What `let appReducer = combineReducers(...)` is there: a main-actor global.
+@MainActor
+private let composedMainActorReducer = combineReducers(
+  scopedReducer(\TestState.count, countReducer),
+  scopedReducer(\TestState.items, itemsReducer)
+)
+
 /// C17: a store with a main-actor reducer reduces only on the main queue, in order, losing
 /// nothing, from any thread.
 @Suite(.bounded(minutes: 1), .serialized) struct MainActorReducerTests {
@@ -119,4 +140,51 @@ private func mainActorReducer(action: Action, state: TestState?) -> TestState {
     #expect(count == 0)
     #expect(reductionsOffMain.load(ordering: .relaxed) == before)
   }
+
+  @Test func c17AComposedMainActorReducerIsReducedOnTheMainQueueInOrder() async {
+    let before = reductionsOffMain.load(ordering: .relaxed)
+    // Created off the main queue, as a global `nonisolated let mainStore` may be: the reducer
+    // and the state are main-actor expressions, evaluated there.
+    let store = await Task.detached {
+      Store(reducer: composedMainActorReducer, state: TestState())
+    }.value
+    await runOnThreads(4) { thread in
+      for sequence in 0..<500 {
+        store.dispatch(Tagged(thread: thread, sequence: sequence))
+        store.dispatch(Increment())
+      }
+    }
+    await MainActor.run { store.dispatch(Increment()) }  // processes what is queued first
+    #expect(store.state.count == 2_001)
+    for thread in 0..<4 {
+      let mine = store.state.items.filter { $0 / 1_000_000 == thread }.map { $0 % 1_000_000 }
+      #expect(mine == Array(0..<500))
+    }
+    #expect(reductionsOffMain.load(ordering: .relaxed) == before)
+  }
+
+  @MainActor
+  @Test func aNonisolatedInPlaceReducerStillReducesOnTheDispatchingThread() {
+    // The main-actor overloads must not capture closure literals or nonisolated reducers
+    // written in main-actor code: those stores reduce wherever the dispatch happens.
+    let literal = Store<TestState>(
+      reducer: { state, action in if action is Increment { state.count += 1 } },
+      state: TestState())
+    let combined = Store(
+      reducer: combineReducers(inPlace(testReducer), scopedReducer(\TestState.label, labelReducer)),
+      state: TestState())
+    onAnotherThreadWhileHoldingTheMainQueue {
+      literal.dispatch(Increment())
+      combined.dispatch(Increment())
+      combined.dispatch(SetLabel(label: "reduced off the main queue"))
+    }
+    #expect(literal.state.count == 1, "reduced before the held main queue ran")
+    #expect(combined.state.count == 1)
+    #expect(combined.state.label == "reduced off the main queue")
+  }
+}
+
+/// A nonisolated feature reducer of ReSwift's shape.
+private func labelReducer(action: Action, state: String?) -> String {
+  (action as? SetLabel)?.label ?? state ?? ""
 }

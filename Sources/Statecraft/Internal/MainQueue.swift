@@ -36,4 +36,11 @@ enum MainQueue {
       Task { @MainActor in body() }
     }
   }
+
+  /// Returns what `body` returns, run on the main actor: now if this is the main queue, else
+  /// waiting for the main queue to run it.
+  static func syncOnMainActor<Value: Sendable>(_ body: @MainActor () -> Value) -> Value {
+    if isCurrent { return MainActor.assumeIsolated { body() } }
+    return DispatchQueue.main.sync { MainActor.assumeIsolated { body() } }
+  }
 }
