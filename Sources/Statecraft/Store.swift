@@ -108,7 +108,7 @@ public final class Store<State: Sendable>: Sendable {
   ///   - state: The initial state, or `nil` to let the reducer create it; evaluated on the main
   ///     actor.
   ///   - middleware: Functions that see each action before the reducer, first one first; they
-  ///     run on the main queue too.
+  ///     run on the main queue too. Evaluated on the main actor.
   ///   - automaticallySkipsRepeats: Whether subscriptions to `Equatable` values skip values equal
   ///     to the previous one without being asked to.
   /// - Complexity: O(m) for m middleware, plus one reduction when `state` is `nil`. A dispatch
@@ -116,20 +116,21 @@ public final class Store<State: Sendable>: Sendable {
   public convenience init(
     reducer: @escaping @MainActor (_ action: any Action, _ state: State?) -> State,
     state: @autoclosure @MainActor () -> State?,
-    middleware: [Middleware<State>] = [],
+    middleware: @autoclosure @MainActor () -> [Middleware<State>] = [],
     automaticallySkipsRepeats: Bool = true
   ) {
     // Not disfavored: Swift picks this overload only for a main-actor function, where it is the
     // exact match, and the other one for a nonisolated function or a closure literal (checked in
     // Tests/Client and Tests/ClientMainActor). The store calls it only on the main queue (C17),
     // so dropping the isolation from the type does not change where it runs.
+    let (state, middleware) = MainQueue.syncOnMainActor { (state(), middleware()) }
     let onMain = unsafeBitCast(reducer, to: (@Sendable (any Action, State?) -> State).self)
     self.init(
       reduce: .returning { action, state in
         MainQueue.assertCurrent()
         return onMain(action, state)
       },
-      state: MainQueue.syncOnMainActor(state),
+      state: state,
       middleware: middleware,
       automaticallySkipsRepeats: automaticallySkipsRepeats,
       reducesOnMainActor: true
@@ -157,7 +158,7 @@ public final class Store<State: Sendable>: Sendable {
   ///     actor.
   ///   - state: The initial state, evaluated on the main actor.
   ///   - middleware: Functions that see each action before the reducer, first one first; they
-  ///     run on the main queue too.
+  ///     run on the main queue too. Evaluated on the main actor.
   ///   - automaticallySkipsRepeats: Whether subscriptions to `Equatable` values skip values equal
   ///     to the previous one without being asked to.
   /// - Complexity: O(m) for m middleware. A dispatch from another thread is O(1) plus a lock;
@@ -165,16 +166,18 @@ public final class Store<State: Sendable>: Sendable {
   public convenience init(
     reducer: @autoclosure @MainActor () -> MainActorInPlaceReducer<State>,
     state: @autoclosure @MainActor () -> State,
-    middleware: [Middleware<State>] = [],
+    middleware: @autoclosure @MainActor () -> [Middleware<State>] = [],
     automaticallySkipsRepeats: Bool = true
   ) {
-    // Both arguments are evaluated on the main actor: in a target with default main-actor
-    // isolation, `AppState()` and a global `let appReducer = combineReducers(...)` are
-    // main-actor isolated, and `mainStore` is not. The autoclosures also tell this overload
+    // The arguments are evaluated on the main actor: in a target with default main-actor
+    // isolation, `AppState()`, a global `let appReducer = combineReducers(...)` and a global
+    // persistence's middleware are main-actor isolated, and `mainStore` is not. The autoclosures also tell this overload
     // apart from the nonisolated one, whose reducer type differs only in isolation, which Swift
     // does not count in a signature. As above, the store calls the reducer only on the main
     // queue.
-    let (reducer, state) = MainQueue.syncOnMainActor { (reducer(), state()) }
+    let (reducer, state, middleware) = MainQueue.syncOnMainActor {
+      (reducer(), state(), middleware())
+    }
     let onMain = unsafeBitCast(reducer, to: InPlaceReducer<State>.self)
     self.init(
       reduce: .inPlace { state, action in

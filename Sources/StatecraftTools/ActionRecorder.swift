@@ -1,4 +1,12 @@
 import Foundation
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 import Statecraft
 
 /// The action types a recording can write and read back, by name.
@@ -55,25 +63,44 @@ public struct ActionRegistry: Sendable {
 /// and its value when the type is registered and `Codable` (else `null`, and the line says it
 /// cannot be replayed). Lines are flushed as they are written.
 public final class ActionRecorder<State: Sendable>: Sendable {
-  private let handle: LockedBox<(handle: FileHandle, index: Int)>
+  private let output: LockedBox<(descriptor: Int32, index: Int)>
   private let registry: ActionRegistry
+  private let onError: @Sendable (any Error) -> Void
   private let start = MonotonicClock.now
 
   /// Starts a recording, replacing the file.
   ///
+  /// The file is created readable by the user only, with that mode from the `open` call on,
+  /// and written through that one descriptor; a symbolic link at its path is refused.
+  ///
   /// - Parameters:
   ///   - file: Where to write.
   ///   - registry: The action types that can be replayed.
+  ///   - onError: Receives the errors of later writes (a full disk, for example); the
+  ///     recording goes on with the next action. By default they are printed.
   /// - Throws: The file system's error if the file cannot be created.
-  public init(file: URL, registry: ActionRegistry) throws {
+  /// - Complexity: O(1).
+  public init(
+    file: URL, registry: ActionRegistry,
+    onError: @escaping @Sendable (any Error) -> Void = { print("ActionRecorder: \($0)") }
+  ) throws {
     try FileManager.default.createDirectory(
       at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-    guard
-      FileManager.default.createFile(
-        atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
-    else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path]) }
-    handle = LockedBox((try FileHandle(forWritingTo: file), 0))
+    // Replacing: remove the old file, then create the new one exclusively, so that it never
+    // has another mode and never is a file someone else holds open.
+    if unlink(file.path) != 0, errno != ENOENT {
+      throw AtomicFile.posixError("replace \(file.lastPathComponent)")
+    }
+    let descriptor = open(
+      file.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND, 0o600)
+    guard descriptor >= 0 else { throw AtomicFile.posixError("create \(file.lastPathComponent)") }
+    output = LockedBox((descriptor, 0))
     self.registry = registry
+    self.onError = onError
+  }
+
+  deinit {
+    close()
   }
 
   /// A middleware that records each action that reaches it, before passing it on.
@@ -98,24 +125,31 @@ public final class ActionRecorder<State: Sendable>: Sendable {
   public func record(_ action: any Action) {
     let seconds = Double(MonotonicClock.now - start) / 1e9
     let payload = registry.encode(action)
-    handle.withLock { state in
+    output.withLock { state in
       let line = RecordedLine(
         index: state.index, time: seconds, type: ActionRegistry.name(of: type(of: action)),
         payload: payload.flatMap { try? JSONDecoder().decode(JSONValue.self, from: $0) })
       state.index += 1
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys]
-      guard var data = try? encoder.encode(line) else { return }
-      data.append(UInt8(ascii: "\n"))
-      try? state.handle.write(contentsOf: data)
+      guard state.descriptor >= 0 else { return }
+      do {
+        var data = try encoder.encode(line)
+        data.append(UInt8(ascii: "\n"))
+        try AtomicFile.writeAll(data, to: state.descriptor, name: "the recording")
+      } catch {
+        onError(error)
+      }
     }
   }
 
-  /// Flushes and closes the file.
+  /// Flushes and closes the file. Actions recorded afterwards are dropped.
   public func close() {
-    handle.withLock { state in
-      try? state.handle.synchronize()
-      try? state.handle.close()
+    output.withLock { state in
+      guard state.descriptor >= 0 else { return }
+      _ = fsync(state.descriptor)
+      _ = Foundation.close(state.descriptor)
+      state.descriptor = -1
     }
   }
 }

@@ -21,6 +21,8 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
     case migrationFailed(from: Int, message: String)
     /// The JSON does not fit the state's type.
     case wrongType(String)
+    /// The path names a symbolic link, a folder, a device or a pipe, which are never read.
+    case notARegularFile(String)
     /// The file could not be read or written.
     case fileSystem(String)
   }
@@ -50,6 +52,8 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
       what = "could not be migrated from version \(from): \(message)"
     case .wrongType(let detail):
       what = "does not match the state's type: \(detail)"
+    case .notARegularFile(let detail):
+      what = "was not read: \(detail)"
     case .fileSystem(let detail):
       what = "could not be read or written: \(detail)"
     }

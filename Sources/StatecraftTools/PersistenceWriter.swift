@@ -1,86 +1,149 @@
 import Foundation
 import Statecraft
 
-/// Writes the saves of one file, in order: a debounced save writes only the latest data, and a
-/// write never runs at the same time as another.
+/// Saves one file: notes changes, waits for a quiet period, then produces the data from the
+/// newest state and writes it if it differs from the last write. A write never runs at the same
+/// time as another.
 final class PersistenceWriter: Sendable {
-  private struct Pending {
-    var data: Data?
+  private struct Schedule {
+    /// Counts the changes noted; a save is due while it differs from `savedGeneration`.
     var generation: UInt64 = 0
+    var savedGeneration: UInt64 = 0
+    var isTimerRunning = false
+    var produce: (@Sendable () throws(PersistenceError) -> Data?)?
+    var debounce = Interval.zero
     var onError: (@Sendable (PersistenceError) -> Void)?
   }
 
   let file: URL
-  private let pending = LockedBox(Pending())
-  private let writing = LockedBox(())
+  private let schedule = LockedBox(Schedule())
+  /// Held while writing; holds the bytes of the last write, to skip an identical one.
+  private let writing = LockedBox<Data?>(nil)
   /// Called between the steps of each write; tests make it throw to simulate a crash.
   let faultInjection = LockedBox<(@Sendable (AtomicWriteStep) throws -> Void)?>(nil)
 
   /// The clock the debounce waits on.
   let clock: any ThunkClock
+  /// Whether the data must be produced on the main actor.
+  let onMainActor: Bool
 
-  init(file: URL, clock: any ThunkClock) {
+  init(file: URL, clock: any ThunkClock, onMainActor: Bool) {
     self.file = file
     self.clock = clock
+    self.onMainActor = onMainActor
     PendingSaves.register(self)
   }
 
-  /// Writes the pending save, if any, now, on the calling thread.
+  /// Sets how the debounced saves get their data: `produce` reads the newest state.
+  func attach(
+    produce: @escaping @Sendable () throws(PersistenceError) -> Data?, debounce: Interval,
+    onError: @escaping @Sendable (PersistenceError) -> Void
+  ) {
+    schedule.withLock { schedule in
+      schedule.produce = produce
+      schedule.debounce = debounce
+      schedule.onError = onError
+    }
+  }
+
+  /// Notes that the state may have changed; starts the debounce unless it runs. O(1), and
+  /// allocates only when it starts the debounce.
+  func noteChange() {
+    let start = schedule.withLock { schedule in
+      schedule.generation &+= 1
+      defer { schedule.isTimerRunning = true }
+      return !schedule.isTimerRunning
+    }
+    guard start else { return }
+    Task.detached { [self] in await debounceThenSave() }
+  }
+
+  /// Waits until no change was noted for a whole debounce interval, then saves.
+  private func debounceThenSave() async {
+    while true {
+      let (seen, debounce) = schedule.withLock { ($0.generation, $0.debounce) }
+      try? await clock.sleep(for: debounce)
+      let quiet = schedule.withLock { schedule in
+        guard schedule.generation == seen else { return false }
+        schedule.isTimerRunning = false
+        return true
+      }
+      if quiet { break }
+    }
+    await saveIfDue()
+  }
+
+  /// Writes the pending save, if any, now.
+  func flush() async {
+    await saveIfDue()
+  }
+
+  /// Writes the pending save, if any, now, on the calling thread: at exit and at the app
+  /// lifecycle points. A main-actor persistence can only produce its data on the main queue;
+  /// called elsewhere, it leaves the save to its debounce.
   func writePendingNow() {
-    writePending(ifStill: nil)
+    guard !onMainActor || MainQueue.isCurrent else { return }
+    guard let (produce, onError, generation) = takeDue() else { return }
+    produceAndWrite(produce, onError, generation)
+  }
+
+  private func saveIfDue() async {
+    guard let (produce, onError, generation) = takeDue() else { return }
+    if onMainActor {
+      await MainActor.run { produceAndWrite(produce, onError, generation) }
+    } else {
+      produceAndWrite(produce, onError, generation)
+    }
+  }
+
+  private typealias Due = (
+    @Sendable () throws(PersistenceError) -> Data?, (@Sendable (PersistenceError) -> Void)?,
+    UInt64
+  )
+
+  private func takeDue() -> Due? {
+    schedule.withLock { schedule in
+      guard let produce = schedule.produce, schedule.generation != schedule.savedGeneration
+      else { return nil }
+      schedule.savedGeneration = schedule.generation
+      return (produce, schedule.onError, schedule.generation)
+    }
+  }
+
+  private func produceAndWrite(
+    _ produce: @Sendable () throws(PersistenceError) -> Data?,
+    _ onError: (@Sendable (PersistenceError) -> Void)?, _ generation: UInt64
+  ) {
+    do {
+      guard let data = try produce() else { return }
+      try write(data, skippingIfUnchanged: true)
+    } catch {
+      onError?(error)
+    }
   }
 
   /// Writes `data` now.
-  func write(_ data: Data) throws {
-    try writing.withLock { _ in
-      let inject = faultInjection.withLock { $0 }
-      do {
-        try AtomicFile.write(data, to: file) { step in try inject?(step) }
-      } catch {
-        throw PersistenceError(
-          reason: .fileSystem(String(describing: error)), file: file, movedAsideTo: nil)
-      }
-    }
+  func write(_ data: Data) throws(PersistenceError) {
+    try write(data, skippingIfUnchanged: false)
   }
 
-  /// Writes `data` once `delay` has passed without a newer schedule.
-  func schedule(
-    _ data: Data, after delay: Interval, onError: @escaping @Sendable (PersistenceError) -> Void
-  ) {
-    let generation = pending.withLock { pending in
-      pending.data = data
-      pending.generation &+= 1
-      pending.onError = onError
-      return pending.generation
-    }
-    Task.detached { [self] in
-      try? await clock.sleep(for: delay)
-      writePending(ifStill: generation)
-    }
-  }
-
-  /// Writes the pending data, if any, now.
-  func flush() async {
-    writePending(ifStill: nil)
-  }
-
-  private func writePending(ifStill generation: UInt64?) {
-    let taken = pending.withLock { pending -> (Data, (@Sendable (PersistenceError) -> Void)?)? in
-      guard let data = pending.data, generation == nil || generation == pending.generation
-      else { return nil }
-      pending.data = nil
-      return (data, pending.onError)
-    }
-    guard let (data, onError) = taken else { return }
+  private func write(_ data: Data, skippingIfUnchanged: Bool) throws(PersistenceError) {
     do {
-      try write(data)
-    } catch let error as PersistenceError {
-      onError?(error)
+      try writing.withLock { last in
+        if skippingIfUnchanged, last == data { return }
+        let inject = faultInjection.withLock { $0 }
+        try AtomicFile.write(data, to: file) { step in try inject?(step) }
+        last = data
+      }
     } catch {
-      onError?(
-        PersistenceError(
-          reason: .fileSystem(String(describing: error)), file: file, movedAsideTo: nil))
+      throw PersistenceError(
+        reason: .fileSystem(String(describing: error)), file: file, movedAsideTo: nil)
     }
+  }
+
+  /// Removes what killed saves left, while no save of this process runs.
+  func removeLeftovers() {
+    writing.withLock { _ in AtomicFile.removeLeftovers(of: file) }
   }
 }
 

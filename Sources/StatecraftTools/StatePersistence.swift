@@ -24,25 +24,32 @@ public typealias PersistenceMigration = @Sendable (JSONValue) throws -> JSONValu
 ///                       middleware: [persistence.middleware()])
 /// ```
 ///
+/// - The dispatch path only notes that a change happened. Selecting the part, encoding it and
+///   comparing it with the last save happen at save time, on the newest state, off the
+///   dispatching thread and outside the store's locks; an unchanged part is not written again.
 /// - Saves are debounced: a burst of changes is written once, after a quiet period. The pending
 ///   save is written on a normal exit (`exit`, the end of `main`) and when an app goes to the
 ///   background or terminates; ``flush()`` writes it at once. A crash or a kill loses at most the
 ///   changes of the last debounce interval.
 /// - Each save is atomic: the data goes to a temporary file in the same folder, is flushed to
 ///   disk, and replaces the file with one rename; a crash mid-save leaves the previous file
-///   whole. Files are created readable by the user only.
+///   whole. Files are created readable by the user only, with that mode from the start, and a
+///   symbolic link at the file's path is neither written through nor read (see the threat model
+///   in `Docs/ThreatModel.md`).
 /// - A file that cannot be restored (truncated, corrupt, from a newer version, of the wrong
-///   type, too deeply nested, too large) gives a ``PersistenceError`` that says why; the file is
+///   type, too deeply nested, too large, a link or not a regular file) gives a ``PersistenceError`` that says why; the file is
 ///   renamed aside and kept, never overwritten, and the app starts from its initial state.
-public final class StatePersistence<State: Sendable, Saved: Codable & Sendable & Equatable>:
-  Sendable
-{
+///
+/// In a target with default main-actor isolation, the saved type's `Codable` conformance is
+/// main-actor isolated; the initializers that take such a type are main-actor isolated too, and
+/// the persistence then selects, encodes and decodes on the main actor.
+public final class StatePersistence<State: Sendable, Saved>: Sendable {
   /// The file the state is saved to.
   public let file: URL
   /// The version of the format `Saved` is written in.
   public let schemaVersion: Int
   private let migrations: [Int: PersistenceMigration]
-  private let select: @Sendable (State) -> Saved
+  private let coding: PersistenceCoding<State, Saved>
   private let debounce: Interval
   private let maximumFileSize: Int
   private let maximumNestingDepth: Int
@@ -55,12 +62,14 @@ public final class StatePersistence<State: Sendable, Saved: Codable & Sendable &
   ///   - schemaVersion: The version of the format `Saved` has now; raise it when `Saved`
   ///     changes in a way old files cannot be decoded, and add a migration.
   ///   - migrations: For each older version *n*, the change from *n* to *n* + 1.
-  ///   - debounce: How long the state must stay unchanged before it is written.
+  ///   - debounce: How long the state must stay unchanged before it is written: a save happens
+  ///     between one and two such intervals after the last change.
   ///   - clock: The clock the debounce waits on; tests pass a `TestClock` to control it.
   ///   - maximumFileSize: Files larger than this are not read.
   ///   - maximumNestingDepth: JSON nested deeper than this is not read.
-  ///   - select: The part of the state to save.
-  public init(
+  ///   - select: The part of the state to save; called at save time, not on each dispatch.
+  /// - Complexity: O(1).
+  public convenience init(
     file: URL,
     schemaVersion: Int = 1,
     migrations: [Int: PersistenceMigration] = [:],
@@ -69,6 +78,68 @@ public final class StatePersistence<State: Sendable, Saved: Codable & Sendable &
     maximumFileSize: Int = 10 * 1_024 * 1_024,
     maximumNestingDepth: Int = 64,
     select: @escaping @Sendable (State) -> Saved
+  ) where Saved: Codable & Sendable {
+    self.init(
+      file: file, schemaVersion: schemaVersion, migrations: migrations, debounce: debounce,
+      clock: clock, maximumFileSize: maximumFileSize, maximumNestingDepth: maximumNestingDepth,
+      coding: PersistenceCoding(schemaVersion: schemaVersion, select: select))
+  }
+
+  /// Creates a persistence for a part of the state whose `Codable` conformance is main-actor
+  /// isolated, what it is in a target with default main-actor isolation.
+  ///
+  /// The persistence selects, encodes and decodes on the main actor: ``restore()`` and
+  /// ``save(_:)`` must be called there, and a debounced save hops to the main queue to encode,
+  /// then writes on another thread.
+  ///
+  /// - Parameters: As for the nonisolated initializer.
+  /// - Complexity: O(1).
+  @MainActor @_disfavoredOverload
+  public convenience init(
+    file: URL,
+    schemaVersion: Int = 1,
+    migrations: [Int: PersistenceMigration] = [:],
+    debounce: Interval = .milliseconds(500),
+    clock: any ThunkClock = SystemThunkClock(),
+    maximumFileSize: Int = 10 * 1_024 * 1_024,
+    maximumNestingDepth: Int = 64,
+    select: @escaping @MainActor (State) -> Saved
+  ) where Saved: Codable {
+    self.init(
+      file: file, schemaVersion: schemaVersion, migrations: migrations, debounce: debounce,
+      clock: clock, maximumFileSize: maximumFileSize, maximumNestingDepth: maximumNestingDepth,
+      coding: PersistenceCoding(mainActorSchemaVersion: schemaVersion, select: select))
+  }
+
+  /// Creates a persistence for the part of the state at `select`, whose `Codable` conformance
+  /// is main-actor isolated: the form `select: \.settings` takes in a target with default
+  /// main-actor isolation, where such a key path is not `Sendable`.
+  ///
+  /// - Parameters: As for the nonisolated initializer.
+  /// - Complexity: O(1).
+  @MainActor @_disfavoredOverload
+  public convenience init(
+    file: URL,
+    schemaVersion: Int = 1,
+    migrations: [Int: PersistenceMigration] = [:],
+    debounce: Interval = .milliseconds(500),
+    clock: any ThunkClock = SystemThunkClock(),
+    maximumFileSize: Int = 10 * 1_024 * 1_024,
+    maximumNestingDepth: Int = 64,
+    select: KeyPath<State, Saved>
+  ) where Saved: Codable {
+    self.init(
+      file: file, schemaVersion: schemaVersion, migrations: migrations, debounce: debounce,
+      clock: clock, maximumFileSize: maximumFileSize, maximumNestingDepth: maximumNestingDepth,
+      coding: PersistenceCoding(mainActorSchemaVersion: schemaVersion) { state in
+        state[keyPath: select]
+      })
+  }
+
+  private init(
+    file: URL, schemaVersion: Int, migrations: [Int: PersistenceMigration], debounce: Interval,
+    clock: any ThunkClock, maximumFileSize: Int, maximumNestingDepth: Int,
+    coding: PersistenceCoding<State, Saved>
   ) {
     self.file = file
     self.schemaVersion = schemaVersion
@@ -76,74 +147,78 @@ public final class StatePersistence<State: Sendable, Saved: Codable & Sendable &
     self.debounce = debounce
     self.maximumFileSize = maximumFileSize
     self.maximumNestingDepth = maximumNestingDepth
-    self.select = select
-    writer = PersistenceWriter(file: file, clock: clock)
+    self.coding = coding
+    writer = PersistenceWriter(file: file, clock: clock, onMainActor: coding.onMainActor)
   }
 
   // MARK: Restoring
 
-  /// Reads the saved state.
+  /// Reads the saved state, and removes the temporary files that saves killed mid-write left.
+  ///
+  /// The file is opened once and read through that descriptor, at most `maximumFileSize` + 1
+  /// bytes, and parsed once when it has the current schema version.
   ///
   /// - Returns: The saved value, `nil` if nothing was saved yet, or the error that says why
   ///   the file could not be used; that file has then been moved aside.
+  /// - Complexity: O(*n*) for a file of *n* bytes.
   public func restore() -> Result<Saved?, PersistenceError> {
-    guard FileManager.default.fileExists(atPath: file.path) else { return .success(nil) }
+    coding.checkIsolation("restore()")
+    writer.removeLeftovers()
     do {
-      return .success(try decode(try read()))
-    } catch let reason as PersistenceError.Reason {
-      return .failure(PersistenceError(reason: reason, file: file, movedAsideTo: moveAside()))
+      guard let data = try read() else { return .success(nil) }
+      return .success(try decode(data))
     } catch {
-      return .failure(
-        PersistenceError(
-          reason: .fileSystem(String(describing: error)), file: file, movedAsideTo: nil))
+      // A file that could not be read at all (permissions, I/O) stays where it is.
+      let movedAside = if case .fileSystem = error { nil as URL? } else { moveAside() }
+      return .failure(PersistenceError(reason: error, file: file, movedAsideTo: movedAside))
     }
   }
 
-  private func read() throws -> Data {
-    let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
-    let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-    guard size <= maximumFileSize else {
-      throw PersistenceError.Reason.tooLarge(bytes: size, limit: maximumFileSize)
+  private func read() throws(PersistenceError.Reason) -> Data? {
+    do {
+      return try AtomicFile.read(file, limit: maximumFileSize)
+    } catch {
+      switch error {
+      case .notARegularFile(let why): throw .notARegularFile(why)
+      case .tooLarge(let bytes): throw .tooLarge(bytes: bytes, limit: maximumFileSize)
+      case .system(let why): throw .fileSystem(why)
+      }
     }
-    return try Data(contentsOf: file)
   }
 
-  private func decode(_ data: Data) throws -> Saved {
+  private func decode(_ data: Data) throws(PersistenceError.Reason) -> Saved {
     guard nestingDepth(of: data, exceeds: maximumNestingDepth) == false else {
-      throw PersistenceError.Reason.tooDeeplyNested(limit: maximumNestingDepth)
+      throw .tooDeeplyNested(limit: maximumNestingDepth)
     }
-    let envelope: Envelope<JSONValue>
+    let stored: StoredPayload<Saved>
+    let storedVersion: Int
     do {
-      envelope = try JSONDecoder().decode(Envelope<JSONValue>.self, from: data)
+      (storedVersion, stored) = try coding.decode(data)
+    } catch let mismatch as PayloadMismatch {
+      throw .wrongType(Self.explain(mismatch.underlying))
     } catch {
-      throw PersistenceError.Reason.corrupt(Self.explain(error))
+      throw .corrupt(Self.explain(error))
     }
-    guard envelope.schemaVersion <= schemaVersion else {
-      throw PersistenceError.Reason.newerVersion(
-        found: envelope.schemaVersion, supported: schemaVersion)
-    }
-    var payload = envelope.payload
-    var version = envelope.schemaVersion
-    while version < schemaVersion {
-      guard let migrate = migrations[version] else {
-        throw PersistenceError.Reason.missingMigration(from: version)
+    switch stored {
+    case .current(let saved):
+      return saved
+    case .older(var payload):
+      guard storedVersion <= schemaVersion else {
+        throw .newerVersion(found: storedVersion, supported: schemaVersion)
+      }
+      for version in storedVersion..<schemaVersion {
+        guard let migrate = migrations[version] else { throw .missingMigration(from: version) }
+        do {
+          payload = try migrate(payload)
+        } catch {
+          throw .migrationFailed(from: version, message: String(describing: error))
+        }
       }
       do {
-        payload = try migrate(payload)
+        return try coding.decodePayload(JSONEncoder().encode(payload))
       } catch {
-        throw PersistenceError.Reason.migrationFailed(
-          from: version, message: String(describing: error))
+        throw .wrongType(Self.explain(error))
       }
-      version += 1
-    }
-    do {
-      if envelope.schemaVersion == schemaVersion {
-        // Decode the original bytes, not the JSONValue round trip, so nothing is approximated.
-        return try JSONDecoder().decode(Envelope<Saved>.self, from: data).payload
-      }
-      return try JSONDecoder().decode(Saved.self, from: JSONEncoder().encode(payload))
-    } catch {
-      throw PersistenceError.Reason.wrongType(Self.explain(error))
     }
   }
 
@@ -202,72 +277,178 @@ public final class StatePersistence<State: Sendable, Saved: Codable & Sendable &
   /// - Parameter value: The value to save.
   /// - Throws: ``PersistenceError`` if the file could not be written; the previous file is then
   ///   unchanged.
+  /// - Complexity: O(*n*) for *n* bytes of JSON.
   public func save(_ value: Saved) throws {
-    try writer.write(encode(value))
+    coding.checkIsolation("save(_:)")
+    let data: Data
+    do {
+      data = try coding.encode(value)
+    } catch {
+      throw PersistenceError(
+        reason: .wrongType("cannot encode: \(error)"), file: file, movedAsideTo: nil)
+    }
+    try writer.write(data)
   }
 
   /// Writes the pending debounced save, if any, now, and returns once it is written.
   ///
   /// The pending save is also written on a normal exit and at the app lifecycle points; call
   /// this for a point of your own, such as the end of a test.
-  /// - Complexity: One file write when a save is pending.
+  /// - Complexity: One selection, encoding and file write when a change is pending.
   public func flush() async {
     await writer.flush()
   }
 
-  /// A middleware that saves the selected part after each action that changed it, debounced.
+  /// A middleware that saves the selected part after changes, debounced.
   ///
-  /// Errors while saving go to `onError`; the previous file stays in place.
+  /// On each dispatch it only notes that a change happened: O(1), no selection, no encoding, no
+  /// allocation. After the debounce, the save selects the part from the newest state, encodes it,
+  /// and writes it if it differs from the last save. Errors while saving go to `onError`; the
+  /// previous file stays in place.
   ///
   /// - Parameter onError: Receives save errors.
   /// - Returns: The middleware.
+  /// - Complexity: O(1) per dispatch.
   public func middleware(
     onError: @escaping @Sendable (PersistenceError) -> Void = { print($0) }
   ) -> Middleware<State> {
-    let last = LockedBox<Saved?>(nil)
-    return { [self] _, getState in
-      { next in
+    { [writer, coding, file, debounce] _, getState in
+      writer.attach(
+        produce: { () throws(PersistenceError) -> Data? in
+          guard let state = getState() else { return nil }
+          do {
+            return try coding.encodeSelection(state)
+          } catch {
+            throw PersistenceError(
+              reason: .wrongType("cannot encode: \(error)"), file: file, movedAsideTo: nil)
+          }
+        },
+        debounce: debounce, onError: onError)
+      return { next in
         { action in
           next(action)
-          guard let state = getState() else { return }
-          let saved = self.select(state)
-          let changed = last.withLock { last in
-            defer { last = saved }
-            return last != saved
-          }
-          guard changed else { return }
-          do {
-            let data = try self.encode(saved)
-            self.writer.schedule(data, after: self.debounce, onError: onError)
-          } catch let error as PersistenceError {
-            onError(error)
-          } catch {
-            onError(
-              PersistenceError(
-                reason: .fileSystem(String(describing: error)), file: self.file,
-                movedAsideTo: nil))
-          }
+          writer.noteChange()
         }
       }
     }
   }
+}
 
-  private func encode(_ value: Saved) throws -> Data {
-    do {
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys]
-      return try encoder.encode(Envelope(schemaVersion: schemaVersion, payload: value))
-    } catch {
-      throw PersistenceError(
-        reason: .wrongType("cannot encode: \(error)"), file: file, movedAsideTo: nil)
+/// How one persistence selects, encodes and decodes, captured where the conformances are known:
+/// for a main-actor `Saved`, in the main-actor initializer, and called on the main actor only.
+struct PersistenceCoding<State, Saved>: Sendable {
+  let encode: @Sendable (Saved) throws -> Data
+  let encodeSelection: @Sendable (State) throws -> Data
+  let decode: @Sendable (Data) throws -> (Int, StoredPayload<Saved>)
+  let decodePayload: @Sendable (Data) throws -> Saved
+  let onMainActor: Bool
+
+  init(schemaVersion: Int, select: @escaping @Sendable (State) -> Saved)
+  where Saved: Codable & Sendable {
+    encode = { try Envelope.encode($0, version: schemaVersion) }
+    encodeSelection = { try Envelope.encode(select($0), version: schemaVersion) }
+    decode = { try StoredEnvelope<Saved>.decode($0, currentVersion: schemaVersion) }
+    decodePayload = { try JSONDecoder().decode(Saved.self, from: $0) }
+    onMainActor = false
+  }
+
+  @MainActor
+  init(mainActorSchemaVersion schemaVersion: Int, select: @escaping @MainActor (State) -> Saved)
+  where Saved: Codable {
+    // The conformances are main-actor isolated, so these closures are main-actor closures;
+    // they are stored without that isolation in their type, and the persistence calls them only
+    // on the main actor (checkIsolation, and the writer's hop to the main queue).
+    let encode: @MainActor (Saved) throws -> Data = {
+      try Envelope.encode($0, version: schemaVersion)
     }
+    let encodeSelection: @MainActor (State) throws -> Data = {
+      try Envelope.encode(select($0), version: schemaVersion)
+    }
+    let decode: @MainActor (Data) throws -> (Int, StoredPayload<Saved>) = {
+      try StoredEnvelope<Saved>.decode($0, currentVersion: schemaVersion)
+    }
+    let decodePayload: @MainActor (Data) throws -> Saved = {
+      try JSONDecoder().decode(Saved.self, from: $0)
+    }
+    self.encode = unsafeBitCast(encode, to: (@Sendable (Saved) throws -> Data).self)
+    self.encodeSelection = unsafeBitCast(
+      encodeSelection, to: (@Sendable (State) throws -> Data).self)
+    self.decode = unsafeBitCast(
+      decode, to: (@Sendable (Data) throws -> (Int, StoredPayload<Saved>)).self)
+    self.decodePayload = unsafeBitCast(
+      decodePayload, to: (@Sendable (Data) throws -> Saved).self)
+    onMainActor = true
+  }
+
+  /// Stops with a message if this coding is main-actor isolated and this is not the main queue.
+  func checkIsolation(_ call: String) {
+    guard onMainActor else { return }
+    precondition(
+      MainQueue.isCurrent,
+      "Statecraft: StatePersistence.\(call) was called off the main actor, but the saved "
+        + "type's Codable conformance is main-actor isolated. Call it from the main actor.")
   }
 }
 
 /// The file format: the schema version beside the payload.
-struct Envelope<Payload: Codable>: Codable {
+struct Envelope<Payload: Encodable>: Encodable {
   let schemaVersion: Int
   let payload: Payload
+
+  static func encode(_ payload: Payload, version: Int) throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return try encoder.encode(Envelope(schemaVersion: version, payload: payload))
+  }
+}
+
+/// The file format as read: the payload decoded as `Saved` when the file has the current
+/// version, in the same parse, or kept as JSON for the migrations otherwise.
+struct StoredEnvelope<Saved: Decodable>: Decodable {
+  typealias Payload = StoredPayload<Saved>
+
+  private static var currentVersionKey: CodingUserInfoKey {
+    CodingUserInfoKey(rawValue: "statecraft.currentSchemaVersion")!
+  }
+
+  private enum Keys: String, CodingKey {
+    case schemaVersion, payload
+  }
+
+  let schemaVersion: Int
+  let payload: Payload
+
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: Keys.self)
+    schemaVersion = try container.decode(Int.self, forKey: .schemaVersion)
+    guard schemaVersion == decoder.userInfo[Self.currentVersionKey] as? Int else {
+      payload = .older(try container.decode(JSONValue.self, forKey: .payload))
+      return
+    }
+    do {
+      payload = .current(try container.decode(Saved.self, forKey: .payload))
+    } catch {
+      throw PayloadMismatch(underlying: error)
+    }
+  }
+
+  static func decode(_ data: Data, currentVersion: Int) throws -> (Int, Payload) {
+    let decoder = JSONDecoder()
+    decoder.userInfo[currentVersionKey] = currentVersion
+    let stored = try decoder.decode(Self.self, from: data)
+    return (stored.schemaVersion, stored.payload)
+  }
+}
+
+/// A payload as read: of the current version, or older JSON for the migrations.
+enum StoredPayload<Saved> {
+  case current(Saved)
+  case older(JSONValue)
+}
+
+/// The payload is valid JSON of the current version but does not fit the saved type.
+struct PayloadMismatch: Error {
+  let underlying: any Error
 }
 
 /// Whether `data` opens more than `limit` arrays or objects inside one another, found by

@@ -73,7 +73,27 @@ let loadShelf = Thunk<LibraryState> { context in
   context.dispatch(ShelfAction.loaded(books))
 }
 
-nonisolated let libraryStore = Store(reducer: libraryReducer, state: LibraryState())
+// AppDelegate.swift: the preferences outlive the app.
+let preferencesFile = FileManager.default.temporaryDirectory
+  .appendingPathComponent("statecraft-library-\(ProcessInfo.processInfo.processIdentifier)")
+  .appendingPathComponent("preferences.json")
+
+let preferencesPersistence = StatePersistence<LibraryState, Preferences>(
+  file: preferencesFile, debounce: .milliseconds(10), select: \.preferences)
+
+func restoredLibrary() -> LibraryState {
+  var state = LibraryState()
+  if case .success(let preferences?) = preferencesPersistence.restore() {
+    state.preferences = preferences
+  }
+  return state
+}
+
+nonisolated let libraryStore = Store(
+  reducer: libraryReducer,
+  state: restoredLibrary(),
+  middleware: [preferencesPersistence.middleware(), createThunkMiddleware()]
+)
 
 final class ShelfViewController: StoreSubscriber {
   private(set) var titles: [String] = []
@@ -103,6 +123,14 @@ public final class MainActorLibraryClient {
   public var sortsByTitle: Bool { libraryStore.state.preferences.sortsByTitle }
 
   public func load() { libraryStore.dispatch(loadShelf) }
+
+  /// Writes the pending save now and reads the file back, as the next launch would.
+  public func savedSortsByTitle() async -> Bool? {
+    await preferencesPersistence.flush()
+    let persistence = StatePersistence<LibraryState, Preferences>(
+      file: preferencesFile, select: \.preferences)
+    return try? persistence.restore().get()?.sortsByTitle
+  }
 
   public func sortByTitleFromAnotherThread() {
     DispatchQueue.global().async { libraryStore.dispatch(SortByTitle(isOn: true)) }

@@ -53,5 +53,6 @@ import Testing
     app.sortByTitleFromAnotherThread()
     await waitUntil { app.sortsByTitle }
     #expect(app.sortsByTitle)
+    #expect(await app.savedSortsByTitle() == true)
   }
 }

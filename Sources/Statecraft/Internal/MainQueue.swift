@@ -6,7 +6,7 @@ import Dispatch
 /// worker thread, so "is this the main thread" is the wrong question. A key set on
 /// `DispatchQueue.main` is visible exactly while the main queue runs, on every platform.
 @usableFromInline
-enum MainQueue {
+package enum MainQueue {
   private static let key: DispatchSpecificKey<UInt8> = {
     let key = DispatchSpecificKey<UInt8>()
     DispatchQueue.main.setSpecific(key: key, value: 1)
@@ -14,7 +14,7 @@ enum MainQueue {
   }()
 
   @usableFromInline
-  static var isCurrent: Bool {
+  package static var isCurrent: Bool {
     DispatchQueue.getSpecific(key: key) != nil
   }
 
@@ -39,7 +39,7 @@ enum MainQueue {
 
   /// Returns what `body` returns, run on the main actor: now if this is the main queue, else
   /// waiting for the main queue to run it.
-  static func syncOnMainActor<Value: Sendable>(_ body: @MainActor () -> Value) -> Value {
+  package static func syncOnMainActor<Value: Sendable>(_ body: @MainActor () -> Value) -> Value {
     if isCurrent { return MainActor.assumeIsolated { body() } }
     return DispatchQueue.main.sync { MainActor.assumeIsolated { body() } }
   }
