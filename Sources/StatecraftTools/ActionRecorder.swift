@@ -1,4 +1,5 @@
 import Foundation
+import Statecraft
 
 #if canImport(Darwin)
   import Darwin
@@ -7,7 +8,6 @@ import Foundation
 #elseif canImport(Musl)
   import Musl
 #endif
-import Statecraft
 
 /// The action types a recording can write and read back, by name.
 ///
@@ -143,7 +143,9 @@ public final class ActionRecorder<State: Sendable>: Sendable {
     }
   }
 
-  /// Flushes and closes the file. Actions recorded afterwards are dropped.
+  /// Flushes and closes the file.
+  ///
+  /// Actions recorded afterwards are dropped.
   public func close() {
     output.withLock { state in
       guard state.descriptor >= 0 else { return }

@@ -76,9 +76,10 @@ enum AtomicFile {
   /// Writes every byte of `data` to `descriptor`, retrying short writes and interruptions.
   static func writeAll(_ data: Data, to descriptor: Int32, name: String) throws {
     try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+      guard let base = buffer.baseAddress else { return }
       var offset = 0
       while offset < buffer.count {
-        let written = posixWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+        let written = posixWrite(descriptor, base + offset, buffer.count - offset)
         if written < 0 {
           if errno == EINTR { continue }
           throw posixError("write \(name)")
@@ -121,7 +122,7 @@ enum AtomicFile {
       }
       let count = data.count
       let got = data.withUnsafeMutableBytes { buffer in
-        posixRead(descriptor, buffer.baseAddress! + total, count - total)
+        buffer.baseAddress.map { posixRead(descriptor, $0 + total, count - total) } ?? 0
       }
       if got < 0 {
         if errno == EINTR { continue }
@@ -144,7 +145,8 @@ enum AtomicFile {
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
       return
     }
-    for name in names where name.hasPrefix(prefix) && UUID(uuidString: String(name.dropFirst(prefix.count))) != nil {
+    for name in names
+    where name.hasPrefix(prefix) && UUID(uuidString: String(name.dropFirst(prefix.count))) != nil {
       unlink(folder.appendingPathComponent(name).path)
     }
   }

@@ -1,9 +1,10 @@
 import Foundation
 import Statecraft
 
-/// Saves one file: notes changes, waits for a quiet period, then produces the data from the
-/// newest state and writes it if it differs from the last write. A write never runs at the same
-/// time as another.
+/// Saves one file.
+///
+/// Notes changes, waits for a quiet period, then produces the data from the newest state and
+/// writes it if it differs from the last write. A write never runs at the same time as another.
 final class PersistenceWriter: Sendable {
   private struct Schedule {
     /// Counts the changes noted; a save is due while it differs from `savedGeneration`.
@@ -46,8 +47,9 @@ final class PersistenceWriter: Sendable {
     }
   }
 
-  /// Notes that the state may have changed; starts the debounce unless it runs. O(1), and
-  /// allocates only when it starts the debounce.
+  /// Notes that the state may have changed, and starts the debounce unless it runs.
+  ///
+  /// O(1), and allocates only when it starts the debounce.
   func noteChange() {
     let start = schedule.withLock { schedule in
       schedule.generation &+= 1
@@ -78,8 +80,9 @@ final class PersistenceWriter: Sendable {
     await saveIfDue()
   }
 
-  /// Writes the pending save, if any, now, on the calling thread: at exit and at the app
-  /// lifecycle points. A main-actor persistence can only produce its data on the main queue;
+  /// Writes the pending save, if any, now, on the calling thread.
+  ///
+  /// Used at exit and at the app lifecycle points. A main-actor persistence can only produce its data on the main queue;
   /// called elsewhere, it leaves the save to its debounce.
   func writePendingNow() {
     guard !onMainActor || MainQueue.isCurrent else { return }

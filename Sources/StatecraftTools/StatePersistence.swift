@@ -408,6 +408,8 @@ struct StoredEnvelope<Saved: Decodable>: Decodable {
   typealias Payload = StoredPayload<Saved>
 
   private static var currentVersionKey: CodingUserInfoKey {
+    // swift-format-ignore: NeverForceUnwrap
+    // Failable by its signature only: it accepts every raw value.
     CodingUserInfoKey(rawValue: "statecraft.currentSchemaVersion")!
   }
 
