@@ -187,6 +187,11 @@ public struct Recording: Sendable {
       case notReplayable(String)
       /// The line is not a recorded action; reading stopped here.
       case unreadableLine(String)
+      /// The line is longer than the limit; reading stopped here.
+      case lineTooLong(limit: Int)
+      /// The file goes on past the size limit; reading stopped at this line, which is the
+      /// first one not read.
+      case cut(limit: Int)
     }
 
     /// The line number in the file, from 1.
@@ -203,6 +208,10 @@ public struct Recording: Sendable {
         "line \(line): \(name) was recorded by name only (not Codable and registered)"
       case .unreadableLine(let detail):
         "line \(line): not a recorded action (\(detail)); reading stopped here"
+      case .lineTooLong(let limit):
+        "line \(line): longer than \(limit) bytes; reading stopped here"
+      case .cut(let limit):
+        "line \(line): the recording goes on past the limit of \(limit) bytes and was cut here"
       }
     }
   }
@@ -215,14 +224,59 @@ public struct Recording: Sendable {
   /// `nil` if the whole file was read.
   public let stoppedAtLine: Int?
 
-  /// Reads a recording.
+  /// The default limit on the bytes of a recording that are read: 256 MiB.
+  public static let defaultMaximumFileSize = 256 * 1_024 * 1_024
+  /// The default limit on the length of one line: 1 MiB.
+  public static let defaultMaximumLineLength = 1_024 * 1_024
+
+  /// Reads a recording, line by line.
+  ///
+  /// The file is opened once, without following a symbolic link, and read in blocks: memory
+  /// holds one line and the entries read, never the whole file. Reading stops, with a problem
+  /// that names the line, at the first unreadable line, at a line longer than
+  /// `maximumLineLength`, or once `maximumFileSize` bytes were read (``Problem/Reason/cut(limit:)``):
+  /// what came before is kept.
   ///
   /// - Parameters:
   ///   - file: The JSON Lines file an ``ActionRecorder`` wrote.
   ///   - registry: The action types to decode.
-  /// - Throws: The file system's error if the file cannot be read.
-  public init(contentsOf file: URL, registry: ActionRegistry) throws {
-    try self.init(data: Data(contentsOf: file), registry: registry)
+  ///   - maximumFileSize: How many bytes to read at most.
+  ///   - maximumLineLength: How long one line may be.
+  /// - Throws: The file system's error if the file cannot be opened or read.
+  /// - Complexity: O(*n*) for *n* bytes read.
+  public init(
+    contentsOf file: URL, registry: ActionRegistry,
+    maximumFileSize: Int = Recording.defaultMaximumFileSize,
+    maximumLineLength: Int = Recording.defaultMaximumLineLength
+  ) throws {
+    let descriptor = open(file.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+    guard descriptor >= 0 else { throw AtomicFile.posixError("open \(file.lastPathComponent)") }
+    defer { _ = Foundation.close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+      throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: file.path])
+    }
+    var reader = LineReader(registry: registry, maximumLineLength: maximumLineLength)
+    var block = [UInt8](repeating: 0, count: 64 * 1_024)
+    var total = 0
+    while reader.stopped == nil {
+      let count = block.withUnsafeMutableBytes { buffer in
+        Foundation.read(descriptor, buffer.baseAddress, buffer.count)
+      }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw AtomicFile.posixError("read \(file.lastPathComponent)")
+      }
+      if count == 0 { break }
+      let allowed = min(count, maximumFileSize - total)
+      reader.consume(block[..<allowed])
+      total += allowed
+      if allowed < count, reader.stopped == nil {
+        reader.cut(limit: maximumFileSize)
+      }
+    }
+    reader.finish()
+    self.init(reader)
   }
 
   /// Reads a recording from its bytes.
@@ -230,41 +284,22 @@ public struct Recording: Sendable {
   /// - Parameters:
   ///   - data: The JSON Lines an ``ActionRecorder`` wrote.
   ///   - registry: The action types to decode.
-  public init(data: Data, registry: ActionRegistry) {
-    var entries: [Entry] = []
-    var problems: [Problem] = []
-    var stopped: Int?
-    let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-    for (offset, bytes) in lines.enumerated() {
-      let number = offset + 1
-      if bytes.isEmpty { continue }
-      guard let line = try? JSONDecoder().decode(RecordedLine.self, from: Data(bytes)) else {
-        problems.append(Problem(line: number, reason: .unreadableLine("invalid JSON")))
-        stopped = number
-        break
-      }
-      var action: (any Action)?
-      if let payload = line.payload {
-        if let decode = registry.decoder(for: line.type) {
-          do {
-            action = try decode(JSONEncoder().encode(payload))
-          } catch {
-            problems.append(
-              Problem(line: number, reason: .unreadableLine("\(line.type): \(error)")))
-            stopped = number
-            break
-          }
-        } else {
-          problems.append(Problem(line: number, reason: .unknownType(line.type)))
-        }
-      } else {
-        problems.append(Problem(line: number, reason: .notReplayable(line.type)))
-      }
-      entries.append(Entry(line: number, time: line.time, typeName: line.type, action: action))
-    }
-    self.entries = entries
-    self.problems = problems
-    self.stoppedAtLine = stopped
+  ///   - maximumLineLength: How long one line may be.
+  /// - Complexity: O(*n*) for *n* bytes.
+  public init(
+    data: Data, registry: ActionRegistry,
+    maximumLineLength: Int = Recording.defaultMaximumLineLength
+  ) {
+    var reader = LineReader(registry: registry, maximumLineLength: maximumLineLength)
+    reader.consume(data[...])
+    reader.finish()
+    self.init(reader)
+  }
+
+  private init(_ reader: LineReader) {
+    entries = reader.entries
+    problems = reader.problems
+    stoppedAtLine = reader.stopped
   }
 
   /// Replays the recording into `store`, in order, skipping actions that cannot be replayed.
@@ -297,5 +332,82 @@ public struct Recording: Sendable {
       if let action = entry.action { state = reducer(action, state) }
     }
     return state
+  }
+}
+
+/// Splits JSON Lines arriving in blocks into lines and decodes each, holding one line at a time.
+private struct LineReader {
+  let registry: ActionRegistry
+  let maximumLineLength: Int
+  var entries: [Recording.Entry] = []
+  var problems: [Recording.Problem] = []
+  var stopped: Int?
+  private var line: [UInt8] = []
+  private var number = 1
+  private let decoder = JSONDecoder()
+  private let encoder = JSONEncoder()
+
+  init(registry: ActionRegistry, maximumLineLength: Int) {
+    self.registry = registry
+    self.maximumLineLength = maximumLineLength
+  }
+
+  mutating func consume<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
+    var rest = bytes[...]
+    while stopped == nil, !rest.isEmpty {
+      let end = rest.firstIndex(of: UInt8(ascii: "\n"))
+      let piece = rest[..<(end ?? rest.endIndex)]
+      if line.count + piece.count > maximumLineLength {
+        stop(.lineTooLong(limit: maximumLineLength))
+        return
+      }
+      line.append(contentsOf: piece)
+      guard let end else { return }
+      decodeLine()
+      rest = rest[rest.index(after: end)...]
+    }
+  }
+
+  /// Reads a last line that has no newline.
+  mutating func finish() {
+    if stopped == nil, !line.isEmpty { decodeLine() }
+  }
+
+  mutating func cut(limit: Int) {
+    stop(.cut(limit: limit))
+  }
+
+  private mutating func stop(_ reason: Recording.Problem.Reason) {
+    problems.append(Recording.Problem(line: number, reason: reason))
+    stopped = number
+  }
+
+  private mutating func decodeLine() {
+    defer {
+      line.removeAll(keepingCapacity: true)
+      if stopped == nil { number += 1 }
+    }
+    if line.isEmpty { return }
+    guard let recorded = try? decoder.decode(RecordedLine.self, from: Data(line)) else {
+      stop(.unreadableLine("invalid JSON"))
+      return
+    }
+    var action: (any Action)?
+    if let payload = recorded.payload {
+      if let decode = registry.decoder(for: recorded.type) {
+        do {
+          action = try decode(encoder.encode(payload))
+        } catch {
+          stop(.unreadableLine("\(recorded.type): \(error)"))
+          return
+        }
+      } else {
+        problems.append(Recording.Problem(line: number, reason: .unknownType(recorded.type)))
+      }
+    } else {
+      problems.append(Recording.Problem(line: number, reason: .notReplayable(recorded.type)))
+    }
+    entries.append(
+      Recording.Entry(line: number, time: recorded.time, typeName: recorded.type, action: action))
   }
 }

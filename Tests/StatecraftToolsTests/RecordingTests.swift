@@ -30,6 +30,62 @@ import Testing
     return registry
   }
 
+  /// Records `count` additions and returns the file.
+  private func record(_ count: Int, in folder: TemporaryFolder) throws -> URL {
+    let file = folder.url.appendingPathComponent("session.jsonl")
+    let recorder = try ActionRecorder<Count>(file: file, registry: Self.registry)
+    for amount in 0..<count { recorder.record(CounterAction.add(amount)) }
+    recorder.close()
+    return file
+  }
+
+  @Test func aRecordingPastTheSizeLimitIsCutAndSaysWhere() throws {
+    let folder = try TemporaryFolder()
+    let file = try record(1_000, in: folder)
+    let size = try #require(
+      try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
+    let recording = try Recording(
+      contentsOf: file, registry: Self.registry, maximumFileSize: size / 2)
+    let kept = recording.entries.count
+    #expect(kept > 400 && kept < 600)
+    #expect(recording.problems.map(\.line) == [kept + 1])
+    #expect(recording.problems.map(\.reason) == [.cut(limit: size / 2)])
+    #expect(recording.stoppedAtLine == kept + 1)
+    #expect(recording.entries.last?.action as? CounterAction == .add(kept - 1))
+    // The whole file within the limit is read whole.
+    #expect(
+      try Recording(contentsOf: file, registry: Self.registry, maximumFileSize: size)
+        .entries.count == 1_000)
+  }
+
+  @Test func aLineLongerThanTheLimitStopsReadingThere() throws {
+    let folder = try TemporaryFolder()
+    let file = try record(3, in: folder)
+    let handle = try FileHandle(forWritingTo: file)
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data(repeating: UInt8(ascii: "x"), count: 2 * 1_024 * 1_024))
+    try handle.write(contentsOf: Data("\n".utf8))
+    try handle.close()
+    let recording = try Recording(contentsOf: file, registry: Self.registry)
+    #expect(recording.entries.count == 3)
+    #expect(recording.problems.map(\.line) == [4])
+    #expect(
+      recording.problems.map(\.reason) == [.lineTooLong(limit: Recording.defaultMaximumLineLength)])
+    #expect(recording.stoppedAtLine == 4)
+  }
+
+  @Test func aRecordingIsReadLineByLineAcrossBlocks() throws {
+    let folder = try TemporaryFolder()
+    // 5,000 lines span many 64 KiB blocks, so lines are split between blocks.
+    let file = try record(5_000, in: folder)
+    let recording = try Recording(contentsOf: file, registry: Self.registry)
+    #expect(recording.problems.isEmpty)
+    #expect(recording.entries.map(\.line) == Array(1...5_000))
+    #expect(
+      recording.entries.map { $0.action as? CounterAction }
+        == (0..<5_000).map { CounterAction.add($0) })
+  }
+
   @Test func recordsAndReplaysToTheSameState() throws {
     let folder = try TemporaryFolder()
     let file = folder.url.appendingPathComponent("session.jsonl")
