@@ -19,6 +19,7 @@ let package = Package(
       dependencies: [
         .product(name: "Benchmark", package: "benchmark"),
         .product(name: "Statecraft", package: "Statecraft"),
+        .product(name: "StatecraftTools", package: "Statecraft"),
       ],
       path: "Benchmarks/StoreBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -23,4 +23,5 @@ let benchmarks: @Sendable () -> Void = {
   thunkBenchmarks()
   compositionBenchmarks()
   engineBenchmarks()
+  persistenceBenchmarks()
 }

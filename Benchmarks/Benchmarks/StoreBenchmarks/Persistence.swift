@@ -1,0 +1,61 @@
+import Benchmark
+import Foundation
+import Statecraft
+import StatecraftTools
+
+// MARK: p: the persistence middleware on the dispatch path (issue 13)
+
+/// A 100,000-element state whose items are persisted, written to a temporary folder. The debounce
+/// is long, so the measurement sees the dispatch path only; the save happens after it.
+private func persistedStore() -> (Store<LargeState>, StatePersistence<LargeState, [Int]>) {
+  let file = FileManager.default.temporaryDirectory
+    .appendingPathComponent("statecraft-benchmark-\(UUID().uuidString)")
+    .appendingPathComponent("items.json")
+  let persistence = StatePersistence<LargeState, [Int]>(
+    file: file, debounce: .seconds(60), select: { $0.items })
+  let store = Store<LargeState>(
+    reducer: largeInPlaceReducer, state: LargeState(count: 100_000),
+    middleware: [persistence.middleware()])
+  return (store, persistence)
+}
+
+func persistenceBenchmarks() {
+  Benchmark("p baseline: in-place dispatch, 100000 elements, no middleware", configuration: .kilo)
+  { benchmark in
+    let store = Store<LargeState>(reducer: largeInPlaceReducer, state: LargeState(count: 100_000))
+    benchmark.startMeasurement()
+    for iteration in benchmark.scaledIterations {
+      store.dispatch(SetItem(index: iteration % 100_000, value: iteration))
+    }
+    benchmark.stopMeasurement()
+    blackHole(store.state.items[0])
+  }
+
+  Benchmark("p: in-place dispatch, 100000 elements, persistence middleware", configuration: .kilo)
+  { benchmark in
+    let (store, persistence) = persistedStore()
+    store.dispatch(SetItem(index: 0, value: 0))  // starts the debounce before measuring
+    benchmark.startMeasurement()
+    for iteration in benchmark.scaledIterations {
+      store.dispatch(SetItem(index: iteration % 100_000, value: iteration))
+    }
+    benchmark.stopMeasurement()
+    blackHole(store.state.items[0])
+    try? FileManager.default.removeItem(at: persistence.file.deletingLastPathComponent())
+  }
+
+  Benchmark(
+    "gate_p_persistence",
+    configuration: .init(
+      metrics: [.mallocCountTotal], warmupIterations: 1, maxDuration: .seconds(1),
+      maxIterations: 20)
+  ) { benchmark in
+    let (store, persistence) = persistedStore()
+    store.dispatch(SetItem(index: 0, value: 0))  // starts the debounce before measuring
+    benchmark.startMeasurement()
+    for iteration in 0..<10_000 { store.dispatch(SetItem(index: iteration, value: iteration)) }
+    benchmark.stopMeasurement()
+    blackHole(store.state.items[0])
+    try? FileManager.default.removeItem(at: persistence.file.deletingLastPathComponent())
+  }
+}
