@@ -7,16 +7,17 @@ import Statecraft
 /// writes it if it differs from the last write. A write never runs at the same time as another.
 final class PersistenceWriter: Sendable {
   private struct Schedule {
-    /// Counts the changes noted; a save is due while it differs from `savedGeneration`.
-    var generation: UInt64 = 0
+    /// The `generation` the last save took.
     var savedGeneration: UInt64 = 0
-    var isTimerRunning = false
     var produce: (@Sendable () throws(PersistenceError) -> Data?)?
     var debounce = Interval.zero
     var onError: (@Sendable (PersistenceError) -> Void)?
   }
 
   let file: URL
+  /// Counts the changes noted; a save is due while it differs from the saved generation.
+  private let generation = AtomicCell<UInt64>(0)
+  private let isDebouncing = AtomicCell<Bool>(false)
   private let schedule = LockedBox(Schedule())
   /// Held while writing; holds the bytes of the last write, to skip an identical one.
   private let writing = LockedBox<Data?>(nil)
@@ -49,29 +50,26 @@ final class PersistenceWriter: Sendable {
 
   /// Notes that the state may have changed, and starts the debounce unless it runs.
   ///
-  /// O(1), and allocates only when it starts the debounce.
+  /// Two atomic operations, no lock; allocates only when it starts the debounce. A change
+  /// noted while a finishing debounce clears its flag is in the state that save reads, since
+  /// the action was reduced before the note.
   func noteChange() {
-    let start = schedule.withLock { schedule in
-      schedule.generation &+= 1
-      defer { schedule.isTimerRunning = true }
-      return !schedule.isTimerRunning
-    }
-    guard start else { return }
+    generation.add(1, ordering: .sequentiallyConsistent)
+    guard !isDebouncing.load(ordering: .sequentiallyConsistent),
+      !isDebouncing.exchange(true, ordering: .sequentiallyConsistent)
+    else { return }
     Task.detached { [self] in await debounceThenSave() }
   }
 
   /// Waits until no change was noted for a whole debounce interval, then saves.
   private func debounceThenSave() async {
+    let debounce = schedule.withLock { $0.debounce }
     while true {
-      let (seen, debounce) = schedule.withLock { ($0.generation, $0.debounce) }
+      let seen = generation.load(ordering: .sequentiallyConsistent)
       try? await clock.sleep(for: debounce)
-      let quiet = schedule.withLock { schedule in
-        guard schedule.generation == seen else { return false }
-        schedule.isTimerRunning = false
-        return true
-      }
-      if quiet { break }
+      if generation.load(ordering: .sequentiallyConsistent) == seen { break }
     }
+    isDebouncing.store(false, ordering: .sequentiallyConsistent)
     await saveIfDue()
   }
 
@@ -106,10 +104,10 @@ final class PersistenceWriter: Sendable {
 
   private func takeDue() -> Due? {
     schedule.withLock { schedule in
-      guard let produce = schedule.produce, schedule.generation != schedule.savedGeneration
-      else { return nil }
-      schedule.savedGeneration = schedule.generation
-      return (produce, schedule.onError, schedule.generation)
+      let current = generation.load(ordering: .sequentiallyConsistent)
+      guard let produce = schedule.produce, current != schedule.savedGeneration else { return nil }
+      schedule.savedGeneration = current
+      return (produce, schedule.onError, current)
     }
   }
 

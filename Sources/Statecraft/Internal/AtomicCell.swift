@@ -2,7 +2,7 @@ import StatecraftAtomics
 
 /// The memory ordering of an atomic operation, named as in `Synchronization`.
 @usableFromInline
-enum AtomicOrdering {
+package enum AtomicOrdering {
   case relaxed
   case acquiring
   case releasing
@@ -12,7 +12,7 @@ enum AtomicOrdering {
 
 /// A value that fits in an atomic 64-bit word.
 @usableFromInline
-protocol AtomicWordRepresentable {
+package protocol AtomicWordRepresentable {
   init(atomicWord: UInt64)
   var atomicWord: UInt64 { get }
 }
@@ -26,12 +26,12 @@ protocol AtomicWordRepresentable {
 /// switch folds away once inlined. Against `Atomic`, a dispatch costs 381 instructions instead
 /// of 370 (callgrind): the load of the cell's reference.
 @usableFromInline
-final class AtomicCell<Value: AtomicWordRepresentable>: @unchecked Sendable {
+package final class AtomicCell<Value: AtomicWordRepresentable>: @unchecked Sendable {
   // @unchecked Sendable: the word is only read and written by the atomic operations below.
   @usableFromInline var _word: UInt64
 
   @inlinable
-  init(_ value: Value) {
+  package init(_ value: Value) {
     _word = value.atomicWord
   }
 
@@ -41,7 +41,7 @@ final class AtomicCell<Value: AtomicWordRepresentable>: @unchecked Sendable {
   }
 
   @inlinable
-  func load(ordering: AtomicOrdering) -> Value {
+  package func load(ordering: AtomicOrdering) -> Value {
     let word =
       switch ordering {
       case .relaxed: sc_load_relaxed(_address)
@@ -52,7 +52,7 @@ final class AtomicCell<Value: AtomicWordRepresentable>: @unchecked Sendable {
   }
 
   @inlinable
-  func store(_ value: Value, ordering: AtomicOrdering) {
+  package func store(_ value: Value, ordering: AtomicOrdering) {
     switch ordering {
     case .relaxed: sc_store_relaxed(_address, value.atomicWord)
     case .releasing, .acquiringAndReleasing: sc_store_release(_address, value.atomicWord)
@@ -61,7 +61,7 @@ final class AtomicCell<Value: AtomicWordRepresentable>: @unchecked Sendable {
   }
 
   @inlinable
-  func exchange(_ value: Value, ordering: AtomicOrdering) -> Value {
+  package func exchange(_ value: Value, ordering: AtomicOrdering) -> Value {
     let old =
       switch ordering {
       case .relaxed: sc_exchange_relaxed(_address, value.atomicWord)
@@ -77,7 +77,7 @@ final class AtomicCell<Value: AtomicWordRepresentable>: @unchecked Sendable {
 extension AtomicCell where Value: FixedWidthInteger {
   @inlinable
   @discardableResult
-  func add(_ delta: Value, ordering: AtomicOrdering) -> (oldValue: Value, newValue: Value) {
+  package func add(_ delta: Value, ordering: AtomicOrdering) -> (oldValue: Value, newValue: Value) {
     let word = delta.atomicWord
     let old =
       switch ordering {
@@ -93,27 +93,27 @@ extension AtomicCell where Value: FixedWidthInteger {
 
   @inlinable
   @discardableResult
-  func subtract(_ delta: Value, ordering: AtomicOrdering) -> (oldValue: Value, newValue: Value) {
+  package func subtract(_ delta: Value, ordering: AtomicOrdering) -> (oldValue: Value, newValue: Value) {
     add(0 &- delta, ordering: ordering)
   }
 }
 
 extension Bool: AtomicWordRepresentable {
-  @inlinable init(atomicWord: UInt64) { self = atomicWord != 0 }
-  @inlinable var atomicWord: UInt64 { self ? 1 : 0 }
+  @inlinable package init(atomicWord: UInt64) { self = atomicWord != 0 }
+  @inlinable package var atomicWord: UInt64 { self ? 1 : 0 }
 }
 
 extension Int: AtomicWordRepresentable {
-  @inlinable init(atomicWord: UInt64) { self = Int(truncatingIfNeeded: atomicWord) }
-  @inlinable var atomicWord: UInt64 { UInt64(truncatingIfNeeded: self) }
+  @inlinable package init(atomicWord: UInt64) { self = Int(truncatingIfNeeded: atomicWord) }
+  @inlinable package var atomicWord: UInt64 { UInt64(truncatingIfNeeded: self) }
 }
 
 extension UInt: AtomicWordRepresentable {
-  @inlinable init(atomicWord: UInt64) { self = UInt(truncatingIfNeeded: atomicWord) }
-  @inlinable var atomicWord: UInt64 { UInt64(truncatingIfNeeded: self) }
+  @inlinable package init(atomicWord: UInt64) { self = UInt(truncatingIfNeeded: atomicWord) }
+  @inlinable package var atomicWord: UInt64 { UInt64(truncatingIfNeeded: self) }
 }
 
 extension UInt64: AtomicWordRepresentable {
-  @inlinable init(atomicWord: UInt64) { self = atomicWord }
-  @inlinable var atomicWord: UInt64 { self }
+  @inlinable package init(atomicWord: UInt64) { self = atomicWord }
+  @inlinable package var atomicWord: UInt64 { self }
 }
