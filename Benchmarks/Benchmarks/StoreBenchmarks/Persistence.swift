@@ -5,8 +5,9 @@ import StatecraftTools
 
 // MARK: p: the persistence middleware on the dispatch path (issue 13)
 
-/// A 100,000-element state whose items are persisted, written to a temporary folder. The debounce
-/// is long, so the measurement sees the dispatch path only; the save happens after it.
+/// A 100,000-element state whose items are persisted, written to a temporary folder.
+///
+/// The debounce is long, so the measurement sees the dispatch path only.
 private func persistedStore() -> (Store<LargeState>, StatePersistence<LargeState, [Int]>) {
   let file = FileManager.default.temporaryDirectory
     .appendingPathComponent("statecraft-benchmark-\(UUID().uuidString)")
@@ -31,8 +32,8 @@ private let sharedPersisted: Store<LargeState> = {
 private let passThrough: Middleware<LargeState> = { _, _ in { next in { action in next(action) } } }
 
 func persistenceBenchmarks() {
-  Benchmark("p baseline: in-place dispatch, 100000 elements, no middleware", configuration: .kilo)
-  { benchmark in
+  Benchmark("p baseline: in-place dispatch, 100000 elements, no middleware", configuration: .kilo) {
+    benchmark in
     let store = Store<LargeState>(reducer: largeInPlaceReducer, state: LargeState(count: 100_000))
     benchmark.startMeasurement()
     for iteration in benchmark.scaledIterations {
@@ -56,8 +57,8 @@ func persistenceBenchmarks() {
     blackHole(store.state.items[0])
   }
 
-  Benchmark("p: in-place dispatch, 100000 elements, persistence middleware", configuration: .kilo)
-  { benchmark in
+  Benchmark("p: in-place dispatch, 100000 elements, persistence middleware", configuration: .kilo) {
+    benchmark in
     let store = sharedPersisted
     benchmark.startMeasurement()
     for iteration in benchmark.scaledIterations {

@@ -93,7 +93,9 @@ extension AtomicCell where Value: FixedWidthInteger {
 
   @inlinable
   @discardableResult
-  package func subtract(_ delta: Value, ordering: AtomicOrdering) -> (oldValue: Value, newValue: Value) {
+  package func subtract(_ delta: Value, ordering: AtomicOrdering) -> (
+    oldValue: Value, newValue: Value
+  ) {
     add(0 &- delta, ordering: ordering)
   }
 }
