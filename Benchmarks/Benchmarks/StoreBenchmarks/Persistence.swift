@@ -32,6 +32,7 @@ private let sharedPersisted: Store<LargeState> = {
 private let passThrough: Middleware<LargeState> = { _, _ in { next in { action in next(action) } } }
 
 func persistenceBenchmarks() {
+  restoreBenchmarks()
   Benchmark("p baseline: in-place dispatch, 100000 elements, no middleware", configuration: .kilo) {
     benchmark in
     let store = Store<LargeState>(reducer: largeInPlaceReducer, state: LargeState(count: 100_000))
@@ -82,5 +83,39 @@ func persistenceBenchmarks() {
     benchmark.stopMeasurement()
     blackHole(store.state.items[0])
     try? FileManager.default.removeItem(at: persistence.file.deletingLastPathComponent())
+  }
+}
+
+// MARK: p restore: a large file is parsed once
+
+/// A saved file of 1,000,000 six- and seven-digit integers, about 7.6 MB.
+private let largeSave: (file: URL, payload: Data) = {
+  let folder = FileManager.default.temporaryDirectory
+    .appendingPathComponent("statecraft-benchmark-restore-\(UUID().uuidString)")
+  let file = folder.appendingPathComponent("items.json")
+  let items = (0..<1_000_000).map { 100_000 + $0 * 7 }
+  let persistence = StatePersistence<LargeState, [Int]>(file: file, select: { $0.items })
+  try? persistence.save(items)
+  return (file, (try? JSONEncoder().encode(items)) ?? Data())
+}()
+
+func restoreBenchmarks() {
+  let configuration = Benchmark.Configuration(
+    metrics: [.wallClock], timeUnits: .milliseconds, warmupIterations: 1,
+    maxDuration: .seconds(5), maxIterations: 10)
+  Benchmark(
+    "p restore baseline: JSONDecoder decodes the same 1,000,000 Ints", configuration: configuration
+  ) { benchmark in
+    let payload = largeSave.payload
+    benchmark.startMeasurement()
+    blackHole(try? JSONDecoder().decode([Int].self, from: payload))
+  }
+
+  Benchmark("p restore: a 7.6 MB saved file of 1,000,000 Ints", configuration: configuration) {
+    benchmark in
+    let persistence = StatePersistence<LargeState, [Int]>(
+      file: largeSave.file, select: { $0.items })
+    benchmark.startMeasurement()
+    blackHole(try? persistence.restore().get())
   }
 }
