@@ -81,7 +81,13 @@ let package = Package(
       name: "ClientMainActorFixture",
       dependencies: ["Statecraft", "StatecraftTesting"],
       path: "Tests/ClientMainActor",
-      swiftSettings: [.defaultIsolation(MainActor.self)]
+      // What a new Xcode app target sets: default main-actor isolation and "Approachable
+      // Concurrency" (the upcoming features below).
+      swiftSettings: [
+        .defaultIsolation(MainActor.self),
+        .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+        .enableUpcomingFeature("InferIsolatedConformances"),
+      ]
     ),
     // What every Swift Testing suite here shares: a time limit that works below macOS 13.
     .target(name: "StatecraftTestSupport", dependencies: ["Statecraft"], path: "Tests/Support"),

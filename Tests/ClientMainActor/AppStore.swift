@@ -6,7 +6,7 @@
 import Dispatch
 import Statecraft
 
-struct AppState: Equatable, Sendable {
+struct AppState: Equatable {
   var count = 0
 }
 

@@ -6,11 +6,11 @@
 import Dispatch
 import Statecraft
 
-struct Film: Equatable, Sendable {
+struct Film: Equatable {
   var title: String
 }
 
-struct FilmsState: Equatable, Sendable {
+struct FilmsState: Equatable {
   var films: [Film] = []
   var isLoading = false
 }
@@ -36,6 +36,7 @@ func filmsReducer(action: Action, state: FilmsState?) -> FilmsState {
   return state
 }
 
+// `Sendable` because thunks call the service from other threads; the compiler's error names it.
 protocol FilmService: Sendable {
   func films() async throws -> [Film]
 }
