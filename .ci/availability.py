@@ -85,6 +85,8 @@ uses = {}
 for product in PRODUCTS:
     for path in glob.glob(f"{root}/Sources/{product}/**/*.swift", recursive=True):
         text = re.sub(r"//.*", "", open(path, encoding="utf-8").read())
+        # Words inside string literals ("Set thunkErrorHandler to handle it") are not API uses.
+        text = re.sub(r'"""[\s\S]*?"""|"(?:[^"\\\n]|\\.)*"', '""', text)
         for key in candidates:
             pattern = re.escape(key[:-1]) + r"\s*:" if key.endswith(":") else rf"\b{re.escape(key)}\b"
             pattern = pattern.replace(r"\(", r"\(\s*")

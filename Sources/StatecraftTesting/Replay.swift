@@ -66,14 +66,89 @@ public func replay<State: Equatable & Sendable>(
     at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
 }
 
+/// Replays a recording through a main-actor-isolated reducer of ReSwift's shape, what a reducer
+/// function is in a target with default main-actor isolation, and checks the state it ends in.
+///
+/// The state's `Equatable` conformance is found at run time, as `TestStore` does, because there
+/// it is main-actor isolated. Behaves as the overload for a nonisolated reducer.
+///
+/// - Parameters:
+///   - recording: The recording.
+///   - reducer: The app's reducer.
+///   - initialState: The state to start from, or `nil` for the reducer's own.
+///   - expected: The state the replay must end in.
+///   - fileID: The file to report a failure in; defaults to the caller's.
+///   - filePath: The file path to report a failure in; defaults to the caller's.
+///   - line: The line to report a failure at; defaults to the caller's.
+///   - column: The column to report a failure at; defaults to the caller's.
+@MainActor
+public func replay<State: Sendable>(
+  _ recording: Recording,
+  reducer: @escaping @MainActor (_ action: any Action, _ state: State?) -> State,
+  initialState: State? = nil,
+  expecting expected: State,
+  fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+  column: UInt = #column
+) async {
+  let store = Store(reducer: reducer, state: initialState)
+  check(
+    replaying: recording, into: store, expecting: expected,
+    isEqual: dynamicEquality(of: State.self),
+    at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+}
+
+/// Replays a recording through a main-actor-isolated reducer that changes the state in place,
+/// what `combineReducers` and `scopedReducer` return for main-actor reducers, and checks the state
+/// it ends in.
+///
+/// - Parameters:
+///   - recording: The recording.
+///   - reducer: The app's reducer.
+///   - initialState: The state to start from.
+///   - expected: The state the replay must end in.
+///   - fileID: The file to report a failure in; defaults to the caller's.
+///   - filePath: The file path to report a failure in; defaults to the caller's.
+///   - line: The line to report a failure at; defaults to the caller's.
+///   - column: The column to report a failure at; defaults to the caller's.
+@MainActor
+public func replay<State: Sendable>(
+  _ recording: Recording,
+  reducer: @escaping MainActorInPlaceReducer<State>,
+  initialState: State,
+  expecting expected: State,
+  fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+  column: UInt = #column
+) async {
+  // `State: Sendable` without `Equatable` tells this overload apart from the nonisolated one.
+  let store = Store(reducer: reducer, state: initialState)
+  check(
+    replaying: recording, into: store, expecting: expected,
+    isEqual: dynamicEquality(of: State.self),
+    at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+}
+
 @MainActor
 private func check<State: Equatable & Sendable>(
   replaying recording: Recording, into store: Store<State>, expecting expected: State,
   at location: TestLocation
 ) {
+  check(replaying: recording, into: store, expecting: expected, isEqual: ==, at: location)
+}
+
+@MainActor
+private func check<State: Sendable>(
+  replaying recording: Recording, into store: Store<State>, expecting expected: State,
+  isEqual: ((State, State) -> Bool)?, at location: TestLocation
+) {
+  guard let isEqual else {
+    reportFailure(
+      "replay compares states, and \(State.self) is not Equatable. Add the conformance: "
+        + "struct \(State.self): Equatable.", at: location)
+    return
+  }
   recording.replay(into: store)
   let actual = store.state
-  guard actual != expected else { return }
+  guard !isEqual(actual, expected) else { return }
   let stopped = recording.stoppedAtLine.map { " (the recording stopped at line \($0))" } ?? ""
   reportFailure(
     """

@@ -147,6 +147,19 @@ import Testing
   }
 
   @MainActor
+  @Test func replayWithMainActorReducers() async throws {
+    let recording = Recording(data: try fixture("truncated.jsonl"), registry: Self.registry)
+    await replay(recording, reducer: mainActorCountReducer, expecting: Count(value: 3))
+    let composed = combineReducers(scopedReducer(\Count.value, mainActorValueReducer))
+    await replay(recording, reducer: composed, initialState: Count(), expecting: Count(value: 3))
+    await withKnownIssue {
+      await replay(recording, reducer: composed, initialState: Count(), expecting: Count())
+    } matching: { issue in
+      issue.comments.map(\.rawValue).joined().contains("ended in a different state")
+    }
+  }
+
+  @MainActor
   @Test func timeTravelMovesTheStoreAndNotifiesSubscribers() {
     let timeTravel = TimeTravel<Count>()
     let store = Store(reducer: timeTravel.wrap(Self.reducer), state: nil)
@@ -171,5 +184,21 @@ import Testing
     let url = try #require(
       Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Fixtures"))
     return try Data(contentsOf: url)
+  }
+}
+
+/// Reducers as a target with default main-actor isolation declares them.
+@MainActor
+private func mainActorCountReducer(action: Action, state: RecordingTests.Count?)
+  -> RecordingTests.Count
+{
+  RecordingTests.reducer(action, state)
+}
+
+@MainActor
+private func mainActorValueReducer(state: inout Int, action: RecordingTests.CounterAction) {
+  switch action {
+  case .increment: state += 1
+  case .add(let amount): state += amount
   }
 }
