@@ -49,9 +49,14 @@ let package = Package(
       dependencies: ["Statecraft", "StatecraftObservation", "CounterModel"],
       path: "Examples/CounterSwiftUI"
     ),
+    .target(
+      name: "TodoModel",
+      dependencies: ["Statecraft", "StatecraftTools"],
+      path: "Examples/TodoModel"
+    ),
     .executableTarget(
       name: "Todo",
-      dependencies: ["Statecraft", "StatecraftTools"],
+      dependencies: ["Statecraft", "StatecraftTools", "TodoModel"],
       path: "Examples/Todo"
     ),
     .executableTarget(
@@ -62,8 +67,9 @@ let package = Package(
     ),
     .executableTarget(
       name: "Inspect",
-      dependencies: ["Statecraft", "StatecraftTools", "CounterModel"],
-      path: "Examples/Inspect"
+      dependencies: ["Statecraft", "StatecraftTools", "CounterModel", "TodoModel"],
+      path: "Examples/Inspect",
+      exclude: ["Sessions"]
     ),
     .executableTarget(
       name: "Films",
@@ -88,6 +94,13 @@ let package = Package(
         .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
         .enableUpcomingFeature("InferIsolatedConformances"),
       ]
+    ),
+    // Tests that `swift run inspect SESSION --swift-test NAME` wrote from the examples'
+    // recordings in Examples/Inspect/Sessions; InspectorTests checks they are current.
+    .testTarget(
+      name: "GeneratedSessionTests",
+      dependencies: ["StatecraftTesting", "StatecraftTools", "CounterModel", "TodoModel"],
+      path: "Tests/GeneratedSessionTests"
     ),
     // What every Swift Testing suite here shares: a time limit that works below macOS 13.
     .target(name: "StatecraftTestSupport", dependencies: ["Statecraft"], path: "Tests/Support"),
@@ -118,7 +131,7 @@ let package = Package(
         "Statecraft", "StatecraftTesting", "StatecraftObservation", "StatecraftTestSupport",
         "ClientFixture",
         "ClientMainActorFixture", "Counter",
-        "CounterModel", "Films", "Inspect", "Search", "Todo",
+        "CounterModel", "Films", "Inspect", "Search", "Todo", "TodoModel",
       ]
     ),
   ],

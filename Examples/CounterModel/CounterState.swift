@@ -2,7 +2,7 @@ import Statecraft
 import StatecraftTools
 
 /// The counter app's state, shared by `swift run counter` and `swift run inspect`.
-public struct AppState: Equatable, Sendable {
+public struct AppState: Codable, Equatable, Sendable {
   public var count = 0
 
   public init(count: Int = 0) {

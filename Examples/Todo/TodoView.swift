@@ -1,4 +1,5 @@
 import Statecraft
+import TodoModel
 
 /// Prints the list after each change.
 final class TodoView: StoreSubscriber {

@@ -1,10 +1,12 @@
 import Foundation
 import Statecraft
 import StatecraftTools
+import TodoModel
 
 // An interactive todo list in the terminal. Commands: add TITLE, toggle N, delete N,
 // filter all|active|done, undo, quit. The list is saved between runs (`--file PATH`, default
 // ~/.statecraft-todo.json); undo steps back through the states the session went through.
+// `--record FILE` records the session for `swift run inspect FILE`.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let file: URL = {
@@ -24,15 +26,20 @@ case .success(nil): break
 case .failure(let error): print("note: \(error)")
 }
 
+/// `--record FILE` records the session's actions; `swift run inspect FILE` shows them again.
+let recorder: ActionRecorder<TodoState>? = {
+  guard let flag = arguments.firstIndex(of: "--record"), flag + 1 < arguments.count else {
+    return nil
+  }
+  return try? ActionRecorder(
+    file: URL(fileURLWithPath: arguments[flag + 1]), registry: todoActions)
+}()
+
 let timeTravel = TimeTravel<TodoState>()
 let mainStore = Store<TodoState>(
-  reducer: timeTravel.wrap { action, state in
-    var state = state ?? TodoState()
-    if let action = action as? TodoAction { todoReducer(state: &state, action: action) }
-    return state
-  },
+  reducer: timeTravel.wrap(todoAppReducer),
   state: initial,
-  middleware: [persistence.middleware()]
+  middleware: [persistence.middleware()] + (recorder.map { [$0.middleware()] } ?? [])
 )
 
 // The first entry of the history is the state the run began with, so undo can return to it.
@@ -79,5 +86,6 @@ input: while let line = readLine() {
   shown = -1
   prompt()
 }
+recorder?.close()
 await persistence.flush()
 print("saved")

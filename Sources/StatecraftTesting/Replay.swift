@@ -66,6 +66,61 @@ public func replay<State: Equatable & Sendable>(
     at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
 }
 
+/// Replays a recording into a fresh store and checks the state after each action: what
+/// `swift run inspect SESSION --swift-test NAME` generates.
+///
+/// ```swift
+/// @MainActor @Test func bugReport1234() async throws {
+///   let recording = try Recording(contentsOf: reportURL, registry: appActions)
+///   await replay(recording, reducer: appReducer, expectingAfterEach: expectedStates)
+/// }
+/// ```
+///
+/// Actions the recording holds by name only change nothing. The first step whose state differs
+/// fails the test with the step, the line and a diff, and the replay stops there.
+///
+/// - Parameters:
+///   - recording: The recording.
+///   - reducer: The app's reducer.
+///   - initialState: The state to start from, or `nil` for the reducer's own.
+///   - expected: The state after each entry of the recording, in order.
+///   - fileID: The file to report a failure in; defaults to the caller's.
+///   - filePath: The file path to report a failure in; defaults to the caller's.
+///   - line: The line to report a failure at; defaults to the caller's.
+///   - column: The column to report a failure at; defaults to the caller's.
+/// - Complexity: O(*n*) reductions and comparisons for *n* actions.
+@MainActor
+public func replay<State: Equatable & Sendable>(
+  _ recording: Recording,
+  reducer: @escaping Reducer<State>,
+  initialState: State? = nil,
+  expectingAfterEach expected: [State],
+  fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+  column: UInt = #column
+) async {
+  let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+  guard expected.count == recording.entries.count else {
+    reportFailure(
+      "The recording holds \(recording.entries.count) actions, and \(expected.count) states "
+        + "were expected.", at: location)
+    return
+  }
+  let store = Store(reducer: reducer, state: initialState)
+  for (step, entry) in recording.entries.enumerated() {
+    if let action = entry.action { store.dispatch(action) }
+    let actual = store.state
+    guard actual != expected[step] else { continue }
+    reportFailure(
+      """
+      After step \(step + 1) (line \(entry.line), \(entry.typeName)) the state differs \
+      (− expected, + actual):
+      \(stateDiff(expected: expected[step], actual: actual))
+      """,
+      at: location)
+    return
+  }
+}
+
 /// Replays a recording through a main-actor-isolated reducer of ReSwift's shape, what a reducer
 /// function is in a target with default main-actor isolation, and checks the state it ends in.
 ///

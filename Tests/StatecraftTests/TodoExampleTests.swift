@@ -1,6 +1,7 @@
 import Foundation
 import StatecraftTestSupport
 import Testing
+import TodoModel
 
 @testable import Todo
 

@@ -147,6 +147,21 @@ import Testing
   }
 
   @MainActor
+  @Test func replayStepByStepNamesTheFirstStepThatDiffers() async throws {
+    let recording = Recording(data: try fixture("truncated.jsonl"), registry: Self.registry)
+    await replay(
+      recording, reducer: Self.reducer,
+      expectingAfterEach: [Count(value: 1), Count(value: 3)])
+    await withKnownIssue {
+      await replay(
+        recording, reducer: Self.reducer,
+        expectingAfterEach: [Count(value: 1), Count(value: 4)])
+    } matching: { issue in
+      issue.comments.map(\.rawValue).joined().contains("After step 2 (line 2")
+    }
+  }
+
+  @MainActor
   @Test func replayWithMainActorReducers() async throws {
     let recording = Recording(data: try fixture("truncated.jsonl"), registry: Self.registry)
     await replay(recording, reducer: mainActorCountReducer, expecting: Count(value: 3))

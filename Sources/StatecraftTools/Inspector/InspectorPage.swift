@@ -1,0 +1,270 @@
+extension SessionReport {
+  // The whole page, written here and embedded so that the file needs nothing from the network.
+  // `__TITLE__` and `__DATA__` are replaced; the data is JSON in a script element of its own.
+  static let pageTemplate = #"""
+    <!DOCTYPE html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>__TITLE__ · Statecraft session</title>
+    <style>
+    :root { --row: 24px; --line: #d0d7de; --muted: #57606a; --pick: #ddf4ff;
+      --added: #dafbe1; --removed: #ffebe9; --changed: #fff8c5; }
+    * { box-sizing: border-box; }
+    body { margin: 0; font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+      color: #1f2328; display: grid; grid-template-rows: auto auto 1fr; height: 100vh; }
+    header { padding: 8px 12px; border-bottom: 1px solid var(--line); display: flex;
+      gap: 16px; align-items: baseline; flex-wrap: wrap; }
+    h1 { font-size: 15px; margin: 0; }
+    #controls { padding: 6px 12px; border-bottom: 1px solid var(--line); display: flex;
+      gap: 12px; align-items: center; }
+    #scrubber { flex: 1; }
+    main { display: grid; grid-template-columns: minmax(280px, 2fr) 3fr; min-height: 0; }
+    #list { overflow-y: auto; border-right: 1px solid var(--line); position: relative; }
+    #rows { position: relative; }
+    .row { position: absolute; left: 0; right: 0; height: var(--row); padding: 0 8px;
+      white-space: nowrap; overflow: hidden; text-overflow: ellipsis; cursor: pointer;
+      line-height: var(--row); }
+    .row .time, .row .line { color: var(--muted); display: inline-block; }
+    .row .line { width: 5.5em; } .row .time { width: 6.5em; }
+    .row.selected { background: var(--pick); }
+    .row.unreplayable .label { color: var(--muted); font-style: italic; }
+    #detail { overflow: auto; padding: 8px 12px; min-height: 0; }
+    h2 { font-size: 13px; margin: 12px 0 4px; color: var(--muted); }
+    #state details { margin-left: 14px; } #state > details { margin-left: 0; }
+    #state .leaf { margin-left: 28px; } #state > .leaf { margin-left: 0; }
+    .key { color: #0550ae; } .size { color: var(--muted); }
+    .added { background: var(--added); } .removed { background: var(--removed);
+      text-decoration: line-through; } .changed { background: var(--changed); }
+    #changes { margin: 0; padding-left: 18px; }
+    #problems { color: #9a6700; margin: 0; padding-left: 18px; }
+    .hidden { display: none; }
+    </style>
+    </head>
+    <body data-step="0">
+    <header>
+      <h1>__TITLE__</h1>
+      <span id="action-count"></span>
+      <span id="step-label"></span>
+    </header>
+    <div id="controls">
+      <label>type <select id="filter"><option value="">all</option></select></label>
+      <input id="scrubber" type="range" min="0" value="0" aria-label="step">
+      <span class="size">← → j k Home End</span>
+    </div>
+    <main>
+      <div id="list" tabindex="0"><div id="rows"></div></div>
+      <div id="detail">
+        <section id="problems-section" class="hidden"><h2>Problems in the recording</h2>
+          <ul id="problems"></ul></section>
+        <h2>What changed</h2><ul id="changes"></ul>
+        <h2>State after this step</h2><div id="state"></div>
+      </div>
+    </main>
+    <script type="application/json" id="session">__DATA__</script>
+    <script>
+    "use strict";
+    const data = JSON.parse(document.getElementById("session").textContent);
+    const count = data.actions.length;
+    const ROW = 24, KINDS = ["added", "removed", "changed"], BIG = 100;
+    const list = document.getElementById("list"), rows = document.getElementById("rows");
+    const scrubber = document.getElementById("scrubber"), filter = document.getElementById("filter");
+    let shown = [];            // the steps the filter keeps; step 0 is the initial state
+    let step = count;
+
+    function typeName(index) { return data.types[data.actions[index][2]]; }
+    function shortType(name) { return name.split(".").slice(-2).join("."); }
+
+    // The state after `k` actions: the nearest checkpoint, then the changes after it.
+    let cache = { step: 0, state: data.initial };
+    function stateAfter(k) {
+      if (k === cache.step) return cache.state;
+      let base = Math.floor(k / data.checkpointInterval) * data.checkpointInterval;
+      let state = base === 0 ? data.initial : data.checkpoints[String(base)];
+      if (cache.step <= k && cache.step > base) { base = cache.step; state = cache.state; }
+      const holder = { root: structuredClone(state) };
+      for (let i = base; i < k; i++) apply(holder, data.patches[i]);
+      cache = { step: k, state: holder.root };
+      return holder.root;
+    }
+    function apply(holder, patch) {
+      for (const [kind, path, value] of patch) {
+        let parent = holder, key = "root";
+        for (const part of path) { parent = parent[key]; key = part; }
+        if (kind === 1) {
+          if (Array.isArray(parent)) parent.splice(key, 1); else delete parent[key];
+        } else {
+          parent[key] = structuredClone(value);
+        }
+      }
+    }
+    function valueAt(state, path) {
+      let value = state;
+      for (const part of path) { if (value == null) return undefined; value = value[part]; }
+      return value;
+    }
+
+    // The list: only the rows on screen are in the document.
+    function renderRows() {
+      rows.style.height = (shown.length * ROW) + "px";
+      const first = Math.max(0, Math.floor(list.scrollTop / ROW) - 10);
+      const last = Math.min(shown.length, first + Math.ceil(list.clientHeight / ROW) + 20);
+      const fragment = document.createDocumentFragment();
+      for (let position = first; position < last; position++) {
+        const k = shown[position], row = document.createElement("div");
+        row.className = "row" + (k === step ? " selected" : "");
+        row.style.top = (position * ROW) + "px";
+        row.dataset.step = k;
+        if (k === 0) {
+          row.textContent = "initial state";
+        } else {
+          const [line, time, , label] = data.actions[k - 1];
+          if (label === null) row.classList.add("unreplayable");
+          row.innerHTML = '<span class="line"></span><span class="time"></span><span class="label"></span>';
+          row.children[0].textContent = "#" + k + " l" + line;
+          row.children[1].textContent = "+" + time.toFixed(3) + "s";
+          row.children[2].textContent = label === null
+            ? shortType(typeName(k - 1)) + " (not replayable)" : shortType(typeName(k - 1)) + " " + label;
+        }
+        fragment.appendChild(row);
+      }
+      rows.replaceChildren(fragment);
+    }
+
+    // The tree of the state, with this step's changes marked and their branches open.
+    function renderState() {
+      const state = stateAfter(step);
+      const changes = step > 0 ? data.patches[step - 1] : [];
+      const previous = step > 0 ? stateAfter(step - 1) : null;
+      stateAfter(step);
+      const marks = new Map(), open = new Set();
+      for (const [kind, path] of changes) {
+        marks.set(JSON.stringify(path), KINDS[kind]);
+        for (let i = 0; i <= path.length; i++) open.add(JSON.stringify(path.slice(0, i)));
+      }
+      const tree = document.getElementById("state");
+      tree.replaceChildren(node(null, state, [], marks, open, previous));
+      const list = document.getElementById("changes");
+      list.replaceChildren();
+      for (const [kind, path, value] of changes) {
+        const item = document.createElement("li");
+        item.className = KINDS[kind];
+        const where = path.length ? path.join(".") : "(the state)";
+        const before = previous === null ? undefined : valueAt(previous, path);
+        item.textContent = kind === 0 ? where + " added: " + brief(value)
+          : kind === 1 ? where + " removed: " + brief(before)
+          : where + ": " + brief(before) + " → " + brief(value);
+        list.appendChild(item);
+      }
+      if (!changes.length) {
+        const item = document.createElement("li");
+        item.textContent = step === 0 ? "the initial state" : "nothing";
+        list.appendChild(item);
+      }
+    }
+    function brief(value) {
+      if (Array.isArray(value)) return "[" + value.length + " items]";
+      if (value !== null && typeof value === "object") return "{" + Object.keys(value).length + " keys}";
+      return JSON.stringify(value);
+    }
+    function node(key, value, path, marks, open, previous) {
+      const id = JSON.stringify(path), mark = marks.get(id);
+      if (value === null || typeof value !== "object") {
+        const leaf = document.createElement("div");
+        leaf.className = "leaf" + (mark ? " " + mark : "");
+        if (key !== null) { const k = document.createElement("span"); k.className = "key"; k.textContent = key + ": "; leaf.appendChild(k); }
+        leaf.appendChild(document.createTextNode(JSON.stringify(value)));
+        return leaf;
+      }
+      const isArray = Array.isArray(value), keys = isArray ? value.map((_, i) => i) : Object.keys(value).sort();
+      const details = document.createElement("details");
+      details.open = path.length === 0 || open.has(id) || keys.length <= 8;
+      const summary = document.createElement("summary");
+      if (mark) summary.className = mark;
+      if (key !== null) { const k = document.createElement("span"); k.className = "key"; k.textContent = key + ": "; summary.appendChild(k); }
+      const size = document.createElement("span"); size.className = "size";
+      size.textContent = isArray ? "[" + keys.length + " items]" : "{" + keys.length + " keys}";
+      summary.appendChild(size);
+      details.appendChild(summary);
+      let hidden = 0;
+      for (const child of keys) {
+        const childPath = path.concat([child]);
+        if (keys.length > BIG && !open.has(JSON.stringify(childPath))) { hidden++; continue; }
+        details.appendChild(node(String(child), value[child], childPath, marks, open, previous));
+      }
+      // What this step removed here, shown from the previous state.
+      for (const [id2, kind] of marks) {
+        if (kind !== "removed") continue;
+        const removedPath = JSON.parse(id2);
+        if (removedPath.length !== path.length + 1 || JSON.stringify(removedPath.slice(0, -1)) !== id) continue;
+        const ghost = node(String(removedPath[removedPath.length - 1]), valueAt(previous, removedPath), removedPath, new Map(), new Set(), null);
+        ghost.classList.add("removed");
+        details.appendChild(ghost);
+      }
+      if (hidden) { const more = document.createElement("div"); more.className = "leaf size"; more.textContent = "… " + hidden + " unchanged"; details.appendChild(more); }
+      return details;
+    }
+
+    function select(k, scroll) {
+      step = Math.max(0, Math.min(count, k));
+      document.body.dataset.step = step;
+      scrubber.value = step;
+      const label = document.getElementById("step-label");
+      if (step === 0) { label.textContent = "step 0: the initial state"; }
+      else {
+        const [line, time, , text] = data.actions[step - 1];
+        label.textContent = "step " + step + " of " + count + ": " + shortType(typeName(step - 1))
+          + (text === null ? " (not replayable)" : " " + text) + " · line " + line + " · +" + time.toFixed(3) + " s";
+      }
+      history.replaceState(null, "", "#step=" + step);
+      if (scroll) {
+        const position = shown.indexOf(step);
+        if (position >= 0) {
+          const top = position * ROW;
+          if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - ROW) list.scrollTop = top - list.clientHeight / 2;
+        }
+      }
+      renderRows();
+      renderState();
+    }
+    function move(by) {
+      let position = shown.indexOf(step);
+      if (position < 0) position = shown.findIndex(k => k > step) - (by > 0 ? 1 : 0);
+      const next = shown[Math.max(0, Math.min(shown.length - 1, position + by))];
+      if (next !== undefined) select(next, true);
+    }
+    function applyFilter() {
+      const type = filter.value;
+      shown = [0];
+      for (let k = 1; k <= count; k++) if (type === "" || typeName(k - 1) === type) shown.push(k);
+      renderRows();
+    }
+
+    data.types.forEach(name => { const option = document.createElement("option"); option.value = name; option.textContent = shortType(name); filter.appendChild(option); });
+    document.getElementById("action-count").textContent = count + (count === 1 ? " action" : " actions");
+    if (data.problems.length) {
+      document.getElementById("problems-section").classList.remove("hidden");
+      for (const problem of data.problems) { const item = document.createElement("li"); item.textContent = problem; document.getElementById("problems").appendChild(item); }
+    }
+    scrubber.max = count;
+    scrubber.addEventListener("input", () => select(Number(scrubber.value), true));
+    filter.addEventListener("change", () => { applyFilter(); select(step, true); });
+    list.addEventListener("scroll", renderRows);
+    rows.addEventListener("click", event => { const row = event.target.closest(".row"); if (row) select(Number(row.dataset.step), false); });
+    document.addEventListener("keydown", event => {
+      if (event.target === filter) return;
+      const keys = { ArrowRight: 1, ArrowDown: 1, j: 1, ArrowLeft: -1, ArrowUp: -1, k: -1 };
+      if (event.key in keys) { move(keys[event.key]); event.preventDefault(); }
+      else if (event.key === "Home") { select(0, true); event.preventDefault(); }
+      else if (event.key === "End") { select(count, true); event.preventDefault(); }
+    });
+    applyFilter();
+    const requested = /step=(\d+)/.exec(location.hash);
+    select(requested ? Number(requested[1]) : count, true);
+    document.body.dataset.firstRenderMs = Math.round(performance.now());
+    </script>
+    </body>
+    </html>
+    """#
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Statecraft
+
+/// A recording replayed through the app's reducer: every action with the state after it, ready
+/// to be shown in a browser or turned into a regression test.
+///
+/// ```swift
+/// let recording = try Recording(contentsOf: sessionURL, registry: appActions)
+/// let report = try SessionReport(recording: recording, reducer: appReducer)
+/// try report.html(title: "Bug 1234").write(to: pageURL, atomically: true, encoding: .utf8)
+/// ```
+///
+/// `swift run inspect SESSION.jsonl --html OUT.html` does this for the examples' recordings.
+/// The page is one self-contained file: no network access, no external script, font or style.
+public struct SessionReport: Sendable {
+  /// One action of the recording and what it changed.
+  struct Step: Sendable {
+    let line: Int
+    let time: Double
+    let typeName: String
+    /// The action as `String(describing:)` shows it, or `nil` when it could not be replayed.
+    let label: String?
+    let changes: [JSONChange]
+  }
+
+  /// The state before the first action, as JSON.
+  let initial: JSONValue
+  let steps: [Step]
+  /// The state after every `checkpointInterval`-th step, so a page can show any step quickly.
+  let checkpoints: [Int: JSONValue]
+  /// The JSON text of the state after each step, for the regression test.
+  let stateTexts: [String]
+  /// The state type's qualified name.
+  let stateTypeName: String
+  let problems: [Recording.Problem]
+
+  static let checkpointInterval = 1_000
+
+  /// Replays `recording` through `reducer` and keeps the state after each action.
+  ///
+  /// Actions the recording holds by name only are listed and change nothing.
+  ///
+  /// - Parameters:
+  ///   - recording: The recording.
+  ///   - reducer: The app's reducer.
+  ///   - initialState: The state to start from, or `nil` for the reducer's own.
+  /// - Throws: `EncodingError` if a state cannot be encoded as JSON.
+  /// - Complexity: O(*n* × *s*) for *n* actions and states of size *s*.
+  public init<State: Encodable & Sendable>(
+    recording: Recording, reducer: @escaping Reducer<State>, initialState: State? = nil
+  ) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    let decoder = JSONDecoder()
+    var state = initialState ?? reducer(StatecraftInit(), nil)
+    func json(_ state: State) throws -> (JSONValue, String) {
+      let data = try encoder.encode(state)
+      return (try decoder.decode(JSONValue.self, from: data), String(decoding: data, as: UTF8.self))
+    }
+    var (previous, _) = try json(state)
+    initial = previous
+    var steps: [Step] = []
+    var checkpoints: [Int: JSONValue] = [:]
+    var texts: [String] = []
+    steps.reserveCapacity(recording.entries.count)
+    for (offset, entry) in recording.entries.enumerated() {
+      if let action = entry.action { state = reducer(action, state) }
+      let (next, text) = try json(state)
+      steps.append(
+        Step(
+          line: entry.line, time: entry.time, typeName: entry.typeName,
+          label: entry.action.map { String(describing: $0) },
+          changes: JSONChange.between(previous, next)))
+      texts.append(text)
+      if (offset + 1) % Self.checkpointInterval == 0 { checkpoints[offset + 1] = next }
+      previous = next
+    }
+    self.steps = steps
+    self.checkpoints = checkpoints
+    stateTexts = texts
+    stateTypeName = String(reflecting: State.self)
+    problems = recording.problems
+  }
+
+  /// How many actions the recording holds.
+  public var actionCount: Int { steps.count }
+}
+
+/// One difference between two JSON values, at a path of object keys and array indices.
+struct JSONChange: Sendable, Equatable {
+  enum Kind: String, Sendable {
+    case added, removed, changed
+  }
+
+  let path: [JSONPathComponent]
+  let kind: Kind
+  /// The new value; `nil` when removed.
+  let value: JSONValue?
+
+  /// The changes that turn `old` into `new`: object keys and array elements one by one, so a
+  /// page can show collections by size and the elements that changed.
+  static func between(_ old: JSONValue, _ new: JSONValue) -> [JSONChange] {
+    var changes: [JSONChange] = []
+    diff(old, new, at: [], into: &changes)
+    return changes
+  }
+
+  private static func diff(
+    _ old: JSONValue, _ new: JSONValue, at path: [JSONPathComponent],
+    into changes: inout [JSONChange]
+  ) {
+    if old == new { return }
+    switch (old, new) {
+    case (.object(let before), .object(let after)):
+      for key in Set(before.keys).union(after.keys).sorted() {
+        let here = path + [.key(key)]
+        switch (before[key], after[key]) {
+        case (let was?, let now?): diff(was, now, at: here, into: &changes)
+        case (nil, let now?): changes.append(JSONChange(path: here, kind: .added, value: now))
+        case (_?, nil): changes.append(JSONChange(path: here, kind: .removed, value: nil))
+        case (nil, nil): break
+        }
+      }
+    case (.array(let before), .array(let after)):
+      for index in 0..<min(before.count, after.count) {
+        diff(before[index], after[index], at: path + [.index(index)], into: &changes)
+      }
+      for index in before.count..<max(before.count, after.count) {
+        changes.append(JSONChange(path: path + [.index(index)], kind: .added, value: after[index]))
+      }
+      // Removed from the end first, so that applying the changes in order keeps indices valid.
+      for index in (after.count..<max(before.count, after.count)).reversed() {
+        changes.append(JSONChange(path: path + [.index(index)], kind: .removed, value: nil))
+      }
+    default:
+      changes.append(JSONChange(path: path, kind: .changed, value: new))
+    }
+  }
+}
+
+enum JSONPathComponent: Sendable, Equatable {
+  case key(String)
+  case index(Int)
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Statecraft
+import StatecraftTestSupport
+import StatecraftTesting
+import Testing
+
+@testable import StatecraftTools
+
+@Suite(.bounded(minutes: 1)) struct SessionReportTests {
+  private func json(_ text: String) throws -> JSONValue {
+    try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+  }
+
+  @Test func changesNameWhatWasAddedRemovedAndChanged() throws {
+    let before = try json(#"{"a": 1, "b": [1, 2, 3], "c": {"d": true}, "gone": "x"}"#)
+    let after = try json(#"{"a": 2, "b": [1, 5], "c": {"d": true, "e": null}, "new": [1]}"#)
+    let changes = JSONChange.between(before, after)
+    #expect(
+      changes == [
+        JSONChange(path: [.key("a")], kind: .changed, value: .integer(2)),
+        JSONChange(path: [.key("b"), .index(1)], kind: .changed, value: .integer(5)),
+        JSONChange(path: [.key("b"), .index(2)], kind: .removed, value: nil),
+        JSONChange(path: [.key("c"), .key("e")], kind: .added, value: .null),
+        JSONChange(path: [.key("gone")], kind: .removed, value: nil),
+        JSONChange(path: [.key("new")], kind: .added, value: .array([.integer(1)])),
+      ])
+    #expect(JSONChange.between(after, after).isEmpty)
+  }
+
+  @Test func anArrayThatShrinksLosesItsLastElementsFirst() throws {
+    let changes = JSONChange.between(try json("[1, 2, 3, 4]"), try json("[1]"))
+    #expect(changes.map(\.path) == [[.index(3)], [.index(2)], [.index(1)]])
+  }
+
+  struct Notes: Codable, Equatable, Sendable {
+    var items: [String] = []
+  }
+
+  struct AddNote: Action, Codable, Equatable {
+    let text: String
+  }
+
+  static let reducer: Reducer<Notes> = { action, state in
+    var state = state ?? Notes()
+    if let action = action as? AddNote { state.items.append(action.text) }
+    return state
+  }
+
+  private func report(_ texts: [String]) throws -> SessionReport {
+    var registry = ActionRegistry()
+    registry.register(AddNote.self)
+    var lines = ""
+    for (index, text) in texts.enumerated() {
+      let payload = String(decoding: try JSONEncoder().encode(AddNote(text: text)), as: UTF8.self)
+      lines +=
+        #"{"index":\#(index),"payload":\#(payload),"time":0.1,"type":"\#(ActionRegistry.name(of: AddNote.self))"}"#
+      lines += "\n"
+    }
+    let recording = Recording(data: Data(lines.utf8), registry: registry)
+    return try SessionReport(recording: recording, reducer: Self.reducer)
+  }
+
+  @Test func thePageNeedsNothingFromTheNetwork() throws {
+    let html = try report(["first"]).html(title: "notes")
+    for outside in ["http:", "https:", "<link", " src=", "@import", "url("] {
+      #expect(!html.contains(outside), "the page refers to \(outside)")
+    }
+  }
+
+  @Test func aStateThatHoldsMarkupCannotBreakOutOfTheData() throws {
+    let html = try report(["</script><script>alert(1)</script>"]).html(title: "<b>notes</b>")
+    #expect(html.components(separatedBy: "</script>").count == 3, "only the page's own two")
+    #expect(html.contains("<title>&lt;b&gt;notes&lt;/b&gt; · Statecraft session</title>"))
+  }
+
+  @Test func theStatesOfAGeneratedTestAreTheReplayedOnes() throws {
+    let test = try report(["a", "b"]).swiftTest(
+      named: "notes session", source: "{}\n",
+      names: .init(imports: ["Notes"], reducer: "notesReducer", registry: "notesActions"))
+    #expect(test.contains("@Test func notes_session() async throws {"))
+    #expect(test.contains(#"{"items":["a"]},"# + "\n" + #"{"items":["a","b"]}"#))
+    #expect(test.contains("import Notes\n"))
+  }
+
+  @Test func aRawLiteralHasEnoughHashes() {
+    #expect(SessionReport.rawLiteral("plain") == "#\"\"\"\nplain\n\"\"\"#")
+    #expect(SessionReport.rawLiteral("ends \"\"\"# here").hasPrefix("##\"\"\""))
+    #expect(SessionReport.rawLiteral("a \\# b").hasPrefix("##\"\"\""))
+  }
+}
