@@ -24,10 +24,10 @@ extension SessionReport {
     #list { overflow-y: auto; border-right: 1px solid var(--line); position: relative; }
     #rows { position: relative; }
     .row { position: absolute; left: 0; right: 0; height: var(--row); padding: 0 8px;
-      white-space: nowrap; overflow: hidden; text-overflow: ellipsis; cursor: pointer;
-      line-height: var(--row); }
-    .row .time, .row .line { color: var(--muted); display: inline-block; }
-    .row .line { width: 5.5em; } .row .time { width: 6.5em; }
+      display: flex; gap: 1em; white-space: nowrap; cursor: pointer; line-height: var(--row); }
+    .row span { flex: none; } .row .time, .row .line { color: var(--muted); }
+    .row .line { min-width: 7em; } .row .time { min-width: 8.5em; }
+    .row .label { flex: 1; overflow: hidden; text-overflow: ellipsis; }
     .row.selected { background: var(--pick); }
     .row.unreplayable .label { color: var(--muted); font-style: italic; }
     #detail { overflow: auto; padding: 8px 12px; min-height: 0; }
@@ -74,7 +74,7 @@ extension SessionReport {
     let step = count;
 
     function typeName(index) { return data.types[data.actions[index][2]]; }
-    function shortType(name) { return name.split(".").slice(-2).join("."); }
+    function shortType(name) { return name.split(".").pop(); }
 
     // The state after `k` actions: the nearest checkpoint, then the changes after it.
     let cache = { step: 0, state: data.initial };
@@ -122,7 +122,8 @@ extension SessionReport {
           const [line, time, , label] = data.actions[k - 1];
           if (label === null) row.classList.add("unreplayable");
           row.innerHTML = '<span class="line"></span><span class="time"></span><span class="label"></span>';
-          row.children[0].textContent = "#" + k + " l" + line;
+          row.children[0].textContent = "#" + k;
+          row.title = "line " + line;
           row.children[1].textContent = "+" + time.toFixed(3) + "s";
           row.children[2].textContent = label === null
             ? shortType(typeName(k - 1)) + " (not replayable)" : shortType(typeName(k - 1)) + " " + label;
@@ -181,7 +182,7 @@ extension SessionReport {
       const details = document.createElement("details");
       details.open = path.length === 0 || open.has(id) || keys.length <= 8;
       const summary = document.createElement("summary");
-      if (mark) summary.className = mark;
+      if (mark) details.className = mark;  // an added or replaced collection: all of it
       if (key !== null) { const k = document.createElement("span"); k.className = "key"; k.textContent = key + ": "; summary.appendChild(k); }
       const size = document.createElement("span"); size.className = "size";
       size.textContent = isArray ? "[" + keys.length + " items]" : "{" + keys.length + " keys}";

@@ -79,7 +79,9 @@ public struct SessionReport: Sendable {
     self.checkpoints = checkpoints
     stateTexts = texts
     stateTypeName = String(reflecting: State.self)
-    problems = recording.problems
+    // The init action is never replayable, by design: not a problem of the recording.
+    let initTypeName = String(reflecting: StatecraftInit.self)
+    problems = recording.problems.filter { $0.reason != .notReplayable(initTypeName) }
   }
 
   /// How many actions the recording holds.

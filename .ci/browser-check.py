@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Checks the DOM headless Chromium rendered for the inspector's pages (see .ci/browser)."""
+import re
+import sys
+from html.parser import HTMLParser
+
+folder = sys.argv[1]
+failures = []
+
+
+class Page(HTMLParser):
+    """The text of each element with an id, the classes of leaves and rows, body attributes."""
+
+    def __init__(self, path):
+        super().__init__()
+        self.text, self.stack, self.body, self.rows = {}, [], {}, 0
+        self.marked = []  # (class, text) of elements marked added, removed or changed
+        self.feed(open(path, encoding="utf-8").read())
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "body":
+            self.body = attrs
+        classes = (attrs.get("class") or "").split()
+        if "row" in classes:
+            self.rows += 1
+        mark = next((c for c in classes if c in ("added", "removed", "changed")), None)
+        if tag not in ("br", "input", "meta"):
+            self.stack.append((attrs.get("id"), mark, []))
+
+    def handle_endtag(self, tag):
+        if tag in ("br", "input", "meta") or not self.stack:
+            return
+        ident, mark, parts = self.stack.pop()
+        text = "".join(parts)
+        if ident:
+            self.text[ident] = text
+        if mark:
+            self.marked.append((mark, text))
+        if self.stack:
+            self.stack[-1][2].append(text)
+
+    def handle_data(self, data):
+        if self.stack:
+            self.stack[-1][2].append(data)
+
+
+def expect(condition, message):
+    if not condition:
+        failures.append(message)
+
+
+counter = Page(f"{folder}/counter-step3.dom")
+expect(counter.text.get("action-count") == "7 actions", f"counter: {counter.text.get('action-count')!r}")
+expect(counter.body.get("data-step") == "3", "counter: the page did not open at step 3")
+expect("step 3 of 7" in counter.text.get("step-label", ""), "counter: step label")
+expect(("changed", "count: 2") in counter.marked, f"counter: count 2 not marked changed: {counter.marked}")
+
+todo_added = Page(f"{folder}/todo-step2.dom")
+expect(any(m == "added" and "Buy milk" in t for m, t in todo_added.marked),
+       f"todo step 2: the new todo is not marked added: {todo_added.marked}")
+todo_removed = Page(f"{folder}/todo-step6.dom")
+expect(any(m == "removed" and "Walk the dog" in t for m, t in todo_removed.marked),
+       f"todo step 6: the deleted todo is not shown removed: {todo_removed.marked}")
+expect("todos: [1 items]" in todo_removed.text.get("state", ""), "todo step 6: the list size")
+
+large = Page(f"{folder}/large.dom")
+expect(large.text.get("action-count") == "100000 actions", "large: action count")
+expect(0 < large.rows < 200, f"large: {large.rows} rows in the document, not only those on screen")
+first = int(large.body.get("data-first-render-ms", "999999"))
+expect(first < 2000, f"large: first render after {first} ms, more than 2 s")
+print(f"100,000 actions: first render after {first} ms, {large.rows} rows in the document")
+
+if failures:
+    print("\n".join("FAILED: " + f for f in failures))
+    sys.exit(1)
+print("the inspector's pages show what they should")
