@@ -71,6 +71,10 @@ first = int(large.body.get("data-first-render-ms", "999999"))
 expect(first < 2000, f"large: first render after {first} ms, more than 2 s")
 print(f"100,000 actions: first render after {first} ms, {large.rows} rows in the document")
 
+problems = Page(f"{folder}/problems.dom").text.get("problems", "")
+expect("CounterModel.RemovedAction is not registered" in problems, f"problems: unknown type: {problems!r}")
+expect("reading stopped here" in problems, f"problems: truncated tail: {problems!r}")
+
 if failures:
     print("\n".join("FAILED: " + f for f in failures))
     sys.exit(1)
