@@ -1,0 +1,35 @@
+// What the documentation's snippets take as given: the films app's `Film` and its service, a
+// film to test with, and on Linux the little of UIKit the view controllers use.
+import Dispatch
+
+struct Film: Codable, Equatable, Sendable {
+  var title: String
+}
+
+let hope = Film(title: "A New Hope")
+
+protocol FilmService: Sendable {
+  func films() async throws -> [Film]
+}
+
+struct BundledFilmService: FilmService {
+  func films() async throws -> [Film] { [hope] }
+}
+
+enum FilmServiceKey: ThunkEnvironmentKey {
+  static let defaultValue: any FilmService = BundledFilmService()
+}
+
+/// A blocking load, as in ReSwift's tutorial.
+func loadFilms() -> [Film] { [hope] }
+
+#if !canImport(UIKit)
+  @MainActor class UITableView {
+    func reloadData() {}
+  }
+
+  @MainActor class UITableViewController {
+    let tableView = UITableView()
+    func viewDidLoad() {}
+  }
+#endif
