@@ -8,9 +8,15 @@ import StatecraftTools
 /// let clock = TestClock()
 /// store.thunkEnvironment[ThunkClockKey.self] = clock
 /// store.dispatch(search("h"))
-/// store.dispatch(search("ho"))
-/// await clock.advance(by: .milliseconds(300))   // only the search for "ho" runs
+/// let last = store.dispatch(search("ho"))      // supersedes "h" (a `.debounce` policy)
+/// await clock.waitForSleepers(1)              // the search for "ho" waits on the clock
+/// await clock.advance(by: .milliseconds(300))  // only the search for "ho" runs
+/// try await last.value
 /// ```
+///
+/// A thunk starts waiting in a task of its own, after `dispatch` returns: wait for it with
+/// ``waitForSleepers(_:timeout:fileID:filePath:line:column:)`` before advancing, or the advance
+/// happens before the wait begins and does not end it.
 public final class TestClock: ThunkClock, Sendable {
   private struct Sleeper {
     let deadline: UInt64
@@ -53,13 +59,22 @@ public final class TestClock: ThunkClock, Sendable {
     }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
+        // A task cancelled before it waits is never counted as sleeping, so that
+        // `waitForSleepers` does not see a superseded thunk for a moment.
+        let cancelled = Task.isCancelled
         let resumeNow = time.withLock { time -> Bool in
-          guard interval.nanoseconds > 0 else { return true }
+          guard interval.nanoseconds > 0, !cancelled else { return true }
           time.sleepers[id] = Sleeper(
             deadline: time.now + interval.nanoseconds, continuation: continuation)
           return false
         }
-        if resumeNow { continuation.resume() }
+        if resumeNow {
+          if cancelled {
+            continuation.resume(throwing: CancellationError())
+          } else {
+            continuation.resume()
+          }
+        }
         if Task.isCancelled { cancel(id) }
       }
     } onCancel: {
@@ -86,6 +101,37 @@ public final class TestClock: ThunkClock, Sendable {
     }
     for sleeper in due { sleeper.continuation.resume() }
     await settle()
+  }
+
+  /// Waits until at least `count` tasks sleep on the clock, such as the thunks a test just
+  /// dispatched, which start waiting in tasks of their own.
+  ///
+  /// Fails the test if they do not within `timeout` of real time.
+  ///
+  /// - Parameters:
+  ///   - count: How many sleeping tasks to wait for.
+  ///   - timeout: How long to wait, in real time, before failing.
+  ///   - fileID: The file to report a failure in; defaults to the caller's.
+  ///   - filePath: The file path to report a failure in; defaults to the caller's.
+  ///   - line: The line to report a failure at; defaults to the caller's.
+  ///   - column: The column to report a failure at; defaults to the caller's.
+  /// - Complexity: O(1) per check; checks between yields of the calling task.
+  public func waitForSleepers(
+    _ count: Int = 1, timeout: Interval = .seconds(10),
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let deadline = MonotonicClock.now + timeout.nanoseconds
+    while sleeperCount < count {
+      guard MonotonicClock.now < deadline else {
+        reportFailure(
+          "\(sleeperCount) of the \(count) tasks expected to wait on the TestClock did so within "
+            + "\(timeout). Did the thunk start, and does it wait on context.clock?",
+          at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+        return
+      }
+      await Task.yield()
+    }
   }
 
   /// Lets the tasks woken or started so far run until they wait again or end.

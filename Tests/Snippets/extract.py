@@ -18,9 +18,22 @@ root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 here = os.path.join(root, "Tests", "Snippets")
 out = os.path.join(root, ".build", "snippets")
 
+# The context files each document takes as given, beside Shared.swift (by default the file
+# named as the document, if there is one).
+CONTEXTS = {
+    "README": ["GettingStarted"],
+    "AsyncWork": ["FilmsState"],
+    "Testing": ["FilmsState", "FilmsThunks"],
+}
+
 # The documents whose blocks compile today. Issue 15 adds the rest as their articles move to
 # the films app.
-CHECKED = ["README.md", "Sources/Statecraft/Statecraft.docc/Articles/GettingStarted.md"]
+CHECKED = [
+    "README.md",
+    "Sources/Statecraft/Statecraft.docc/Articles/GettingStarted.md",
+    "Sources/Statecraft/Statecraft.docc/Articles/AsyncWork.md",
+    "Sources/Statecraft/Statecraft.docc/Articles/Testing.md",
+]
 
 documents = ["README.md"] + sorted(
     os.path.relpath(os.path.join(folder, name), root)
@@ -81,12 +94,13 @@ for name, module in sorted(modules.items()):
     for old in os.listdir(folder):
         os.remove(os.path.join(folder, old))
     imports = "import Foundation\nimport Statecraft\nimport StatecraftTesting\nimport StatecraftTools\n"
-    imports += "import StatecraftObservation\nimport Testing\n"
+    imports += "import StatecraftObservation\nimport Testing\nimport XCTest\n"
     with open(os.path.join(folder, "Snippets.swift"), "w", encoding="utf-8") as f:
         f.write(imports + "\n" + "\n".join(module["blocks"]))
-    context = os.path.join(here, "Context", os.path.basename(module["document"]).replace(".md", ".swift"))
-    shared = os.path.join(here, "Context", "Shared.swift")
-    for path in (context, shared):
+    base = os.path.basename(module["document"]).replace(".md", "")
+    paths = [os.path.join(here, "Context", name + ".swift")
+             for name in ["Shared"] + CONTEXTS.get(base, [base])]
+    for path in paths:
         if os.path.exists(path):
             with open(path, encoding="utf-8") as source, \
                  open(os.path.join(folder, "Context-" + os.path.basename(path)), "w", encoding="utf-8") as f:

@@ -48,6 +48,36 @@ import Testing
     #expect(store.state.label == "ho")
   }
 
+  @Test func waitForSleepersSeesOnlyTheRunThatSupersededTheOthers() async throws {
+    // What the Testing article shows: dispatch a burst, wait for the clock's sleepers, advance.
+    // A superseded run is cancelled before it sleeps or while it does, and never counts.
+    for _ in 0..<200 {
+      let (store, clock) = makeClockedStore()
+      let search = { (query: String) in
+        Thunk<TestState>(id: "search", policy: .debounce(.milliseconds(300))) { context in
+          context.dispatch(SetLabel(label: query))
+        }
+      }
+      let first = store.dispatch(search("Empire"))
+      let last = store.dispatch(search("Hope"))
+      #expect(first.isCancelled)
+      await clock.waitForSleepers(1)
+      #expect(clock.sleeperCount == 1)
+      await clock.advance(by: .milliseconds(300))
+      #expect(await endsWithin(.seconds(10)) { try? await last.value })
+      #expect(store.state.label == "Hope")
+    }
+  }
+
+  @Test func waitForSleepersFailsTheTestWhenNothingWaits() async {
+    let clock = TestClock()
+    await withKnownIssue {
+      await clock.waitForSleepers(1, timeout: .milliseconds(20))
+    } matching: { issue in
+      issue.comments.map(\.rawValue).joined().contains("0 of the 1 tasks")
+    }
+  }
+
   @Test func debounceDispatchesNoLifecycleWhileItWaits() async throws {
     let clock = TestClock()
     let log = Log<String>()

@@ -24,6 +24,19 @@ import Testing
     #expect(recorded.state.label == "done")
   }
 
+  @Test func aSequenceOfActionsOfDifferentTypesIsDispatchedInOrder() async throws {
+    let steps = AsyncStream<any Action> { continuation in
+      continuation.yield(SetLabel(label: "loading"))
+      continuation.yield(Increment())
+      continuation.yield(SetLabel(label: "done"))
+      continuation.finish()
+    }
+    let store = makeStore()
+    try await store.dispatch(steps).value
+    #expect(store.state.count == 1)
+    #expect(store.state.label == "done")
+  }
+
   @Test func cancelledSequenceDispatchesNothingMore() async {
     let store = makeStore()
     let (actions, continuation) = AsyncStream.makeStream(of: Increment.self)

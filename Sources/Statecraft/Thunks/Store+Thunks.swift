@@ -161,4 +161,35 @@ extension Store {
         }
       })
   }
+
+  /// Dispatches the actions of an asynchronous sequence of actions of different types, in
+  /// order, as they arrive.
+  ///
+  /// ```swift
+  /// let steps = AsyncStream<any Action> { continuation in
+  ///   continuation.yield(SetLoading(isLoading: true))
+  ///   continuation.yield(SetFilms(films: films))
+  ///   continuation.finish()
+  /// }
+  /// mainStore.dispatch(steps)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - actions: The actions; iterated in a new task, off the main actor.
+  ///   - id: An identifier to cancel the iteration by; see ``cancelThunks(id:)``.
+  ///   - policy: What starting it does when thunks with the same `id` run or just ran.
+  /// - Returns: The running iteration, as for a sequence of one action type.
+  /// - Complexity: O(1); the sequence is iterated in a new task.
+  @discardableResult
+  public func dispatch<Actions: AsyncSequence & Sendable>(
+    _ actions: Actions, id: ThunkID? = nil, policy: ThunkPolicy = .concurrent
+  ) -> ThunkTask<Void> where Actions.Element == any Action {
+    dispatch(
+      Thunk(id: id, policy: policy) { context in
+        for try await action in actions {
+          try context.checkCancellation()
+          context.dispatch(action)
+        }
+      })
+  }
 }

@@ -16,8 +16,10 @@ struct BundledFilmService: FilmService {
   func films() async throws -> [Film] { [hope] }
 }
 
-enum FilmServiceKey: ThunkEnvironmentKey {
-  static let defaultValue: any FilmService = BundledFilmService()
+/// What tests put in the environment instead of the live service.
+struct StubFilmService: FilmService {
+  var films: [Film]
+  func films() async throws -> [Film] { films }
 }
 
 /// A blocking load, as in ReSwift's tutorial.
