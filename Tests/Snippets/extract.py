@@ -7,8 +7,6 @@ a service) beside it. Top-level statements go into a function per block, since a
 module cannot run them. A block after `<!-- snippet: separate -->` becomes a module of its own
 (a variant of code shown before); one after `<!-- snippet: skip -->` is not compiled (say why
 in the comment). The package is written to .build/snippets and built tested by `.ci/snippets` (`swift test`: the modules build, and their `@Test` functions run).
-
-Only the documents in CHECKED are compiled so far; the others are listed as not yet checked.
 """
 import os
 import re
@@ -24,16 +22,13 @@ CONTEXTS = {
     "README": ["GettingStarted"],
     "AsyncWork": ["FilmsState"],
     "Testing": ["FilmsState", "FilmsThunks"],
+    "SelectingState": ["SelectingState"],
+    "WritingMiddleware": ["FilmsState", "WritingMiddleware"],
+    "Statecraft": ["FilmsState"],
+    "StatecraftTesting": ["FilmsState", "FilmsThunks", "GettingStarted"],
+    "ComingFromReactiveSwift": ["FilmsState", "FilmsThunks", "GettingStarted", "ComingFrom"],
+    "ComingFromReactorKit": ["FilmsState", "FilmsThunks", "GettingStarted", "ComingFrom"],
 }
-
-# The documents whose blocks compile today. Issue 15 adds the rest as their articles move to
-# the films app.
-CHECKED = [
-    "README.md",
-    "Sources/Statecraft/Statecraft.docc/Articles/GettingStarted.md",
-    "Sources/Statecraft/Statecraft.docc/Articles/AsyncWork.md",
-    "Sources/Statecraft/Statecraft.docc/Articles/Testing.md",
-]
 
 documents = ["README.md"] + sorted(
     os.path.relpath(os.path.join(folder, name), root)
@@ -53,7 +48,7 @@ def split(code):
     declarations, statements, current = [], [], None
     for line in code.splitlines():
         if line and not line[0].isspace() and not line.startswith(("}", ")", "]")):
-            awaits = re.match(r"(let|var) .*\b(await|try)\b", line)
+            awaits = re.match(r"(let|var) .*(\bawait\b|\btry\b(?![?!]))", line)
             current = declarations if declaration.match(line) and not awaits else statements
         (current if current is not None else declarations).append(line)
     return "\n".join(declarations), "\n".join(statements)
@@ -65,8 +60,7 @@ def module_name(document, index):
 
 
 modules = {}
-unchecked = [d for d in documents if d not in CHECKED]
-for document in CHECKED:
+for document in documents:
     text = open(os.path.join(root, document), encoding="utf-8").read()
     separate = 0
     for number, match in enumerate(block.finditer(text), 1):
@@ -129,4 +123,3 @@ let package = Package(
 )
 """)
 print(f"{sum(len(m['blocks']) for m in modules.values())} blocks in {len(targets)} modules")
-print("not yet checked: " + ", ".join(os.path.basename(d) for d in unchecked))
