@@ -5,8 +5,10 @@ import Statecraft
   import FoundationNetworking
 #endif
 
-/// Where the films come from. Thunks reach it through the store's environment, so tests and
-/// the offline default replace it without globals.
+/// Where the films come from.
+///
+/// Thunks reach it through the store's environment, so tests and the offline default replace
+/// it without globals.
 protocol FilmService: Sendable {
   func films() async throws -> [Film]
 }

@@ -31,20 +31,11 @@ func fetchFilms() -> AsyncThunk<AppState, [Film]> {
 
 func appReducer(action: Action, state: AppState?) -> AppState {
   var state = state ?? AppState()
-  if let action = action as? ThunkLifecycle<[Film]>, action.name == "films/fetch" {
-    switch action.phase {
-    case .pending:
-      state.isLoading = true
-      state.error = nil
-    case .fulfilled(let films):
-      state.films = films
-      state.isLoading = false
-    case .rejected(let error):
-      state.error = "\(error)"
-      state.isLoading = false
-    case .cancelled:
-      state.isLoading = false
-    }
+  if let event = fetchFilms().lifecycle(of: action) {
+    state.isLoading = event.isPending
+    if event.isPending { state.error = nil }
+    if let films = event.value { state.films = films }
+    if let error = event.error { state.error = "\(error)" }
   }
   return state
 }

@@ -6,8 +6,10 @@ an app), with the document's context file from Context/ (what the text assumes: 
 a service) beside it. Top-level statements go into a function per block, since a library
 module cannot run them. A block after `<!-- snippet: separate -->` becomes a module of its own
 (a variant of code shown before); one after `<!-- snippet: skip -->` is not compiled (say why
-in the comment). The package is written to .build/snippets and built tested by `.ci/snippets` (`swift test`: the modules build, and their `@Test` functions run).
+in the comment). The tutorials' code files compile step by step (see below). The package is
+written to .build/snippets and built tested by `.ci/snippets` (`swift test`: the modules build, and their `@Test` functions run).
 """
+import glob
 import os
 import re
 import sys
@@ -80,6 +82,55 @@ for document in documents:
                        + "\n".join("  " + l if l else l for l in statements.splitlines()) + "\n}\n")
         modules.setdefault(name, {"document": document, "blocks": []})["blocks"].append(source)
 
+# The DocC tutorials: after each step, the latest version of each file the tutorial has shown
+# is a module, so every step's code compiles. The last step's app files are a module named
+# after the app, with the tutorial's test file in a test module beside it.
+tutorial_targets = []
+code = re.compile(r'@Code\(name:\s*"([^"]+)",\s*file:\s*"?([^,")\s]+)"?')
+for catalog in sorted(glob.glob(os.path.join(root, "Sources", "*", "*.docc"))):
+    for tutorial in sorted(glob.glob(os.path.join(catalog, "Tutorials", "*.tutorial"))):
+        latest, snapshots = {}, []
+        for name, file in code.findall(open(tutorial, encoding="utf-8").read()):
+            if not name.endswith(".swift") or name == "Package.swift":
+                continue
+            latest[name] = glob.glob(os.path.join(catalog, "Resources", "**", file), recursive=True)[0]
+            snapshots.append(dict(latest))
+        if not snapshots:
+            continue
+        base = re.sub(r"[^A-Za-z0-9]", "", os.path.splitext(os.path.basename(tutorial))[0])
+        final = snapshots[-1]
+        app = {n: f for n, f in final.items() if not n.endswith("Tests.swift")}
+        tests = {n: f for n, f in final.items() if n.endswith("Tests.swift")}
+        steps = [(f"Tutorial{base}Step{i + 1}", {n: f for n, f in snap.items()
+                  if n != "main.swift" and not n.endswith("Tests.swift")})
+                 for i, snap in enumerate(snapshots[:-1])]
+        # The app's module gets a name of its own (the repository's example may use the app's
+        # name); the tests' `@testable import` is pointed at it.
+        final_name = f"Tutorial{base}App"
+        steps.append((final_name, {n: f for n, f in app.items() if n != "main.swift"}))
+        for target, files in steps:
+            folder = os.path.join(out, "Sources", target)
+            os.makedirs(folder, exist_ok=True)
+            for old in os.listdir(folder):
+                os.remove(os.path.join(folder, old))
+            for name, path in files.items():
+                with open(path, encoding="utf-8") as source, \
+                     open(os.path.join(folder, name), "w", encoding="utf-8") as f:
+                    f.write(source.read())
+            with open(os.path.join(folder, "Context-Tutorial.swift"), "w", encoding="utf-8") as f:
+                f.write(open(os.path.join(here, "Context", "Tutorial.swift"), encoding="utf-8").read())
+            tutorial_targets.append(f'    .target(name: "{target}", dependencies: products),\n')
+        if tests:
+            folder = os.path.join(out, "Tests", final_name + "Tests")
+            os.makedirs(folder, exist_ok=True)
+            for name, path in tests.items():
+                with open(path, encoding="utf-8") as source, \
+                     open(os.path.join(folder, name), "w", encoding="utf-8") as f:
+                    f.write(re.sub(r"@testable import \w+", f"@testable import {final_name}",
+                                   source.read()))
+            tutorial_targets.append(
+                f'    .testTarget(name: "{final_name}Tests", dependencies: ["{final_name}"] + products),\n')
+
 os.makedirs(out, exist_ok=True)
 targets = []
 for name, module in sorted(modules.items()):
@@ -118,8 +169,10 @@ let package = Package(
   platforms: [.macOS(.v14)],
   dependencies: [.package(name: "Statecraft", path: "../..")],
   targets: [
-""" + "".join(f'    .testTarget(name: "{t}", dependencies: products),\n' for t in targets) + """  ],
+""" + "".join(f'    .testTarget(name: "{t}", dependencies: products),\n' for t in targets)
+            + "".join(tutorial_targets) + """  ],
   swiftLanguageModes: [.v6]
 )
 """)
-print(f"{sum(len(m['blocks']) for m in modules.values())} blocks in {len(targets)} modules")
+print(f"{sum(len(m['blocks']) for m in modules.values())} blocks in {len(targets)} modules, "
+      f"{len(tutorial_targets)} tutorial modules")

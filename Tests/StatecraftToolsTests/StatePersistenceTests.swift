@@ -105,14 +105,8 @@ import Testing
 
   @MainActor
   @Test func theMiddlewareSavesABurstOfChangesOnceAfterAQuietPeriod() async throws {
-    let folder = try TemporaryFolder()
-    let clock = TestClock()
-    let persistence = makePersistence(
-      folder.url.appendingPathComponent("settings.json"), debounce: .milliseconds(300),
-      clock: clock)
-    let writes = countWrites(of: persistence)
-    let store = Store(
-      reducer: appReducer, state: AppState(), middleware: [persistence.middleware()])
+    let (folder, clock, persistence, writes, store) = try debouncedStore()
+    defer { withExtendedLifetime(folder) {} }  // the folder goes when the test ends
     for size in 13...22 { store.dispatch(SettingsAction.setFontSize(size)) }
     // One debounce for the whole burst, however many changes.
     #expect(await sleepers(of: clock, become: 1))
@@ -132,14 +126,8 @@ import Testing
 
   @MainActor
   @Test func aChangeDuringTheDebouncePostponesTheSave() async throws {
-    let folder = try TemporaryFolder()
-    let clock = TestClock()
-    let persistence = makePersistence(
-      folder.url.appendingPathComponent("settings.json"), debounce: .milliseconds(300),
-      clock: clock)
-    let writes = countWrites(of: persistence)
-    let store = Store(
-      reducer: appReducer, state: AppState(), middleware: [persistence.middleware()])
+    let (folder, clock, persistence, writes, store) = try debouncedStore()
+    defer { withExtendedLifetime(folder) {} }  // the folder goes when the test ends
     store.dispatch(SettingsAction.setTheme("first"))
     #expect(await sleepers(of: clock, become: 1))
     await clock.advance(by: .milliseconds(200))
@@ -224,6 +212,21 @@ final class Counter: Sendable {
   private let count = LockedBox(0)
   func increment() { count.withLock { $0 += 1 } }
   var value: Int { count.withLock { $0 } }
+}
+
+/// A store whose persistence debounces 300 ms on a `TestClock`, with its writes counted.
+@MainActor
+func debouncedStore() throws -> (
+  TemporaryFolder, TestClock, StatePersistence<AppState, Settings>, Counter, Store<AppState>
+) {
+  let folder = try TemporaryFolder()
+  let clock = TestClock()
+  let persistence = makePersistence(
+    folder.url.appendingPathComponent("settings.json"), debounce: .milliseconds(300),
+    clock: clock)
+  let store = Store(
+    reducer: appReducer, state: AppState(), middleware: [persistence.middleware()])
+  return (folder, clock, persistence, countWrites(of: persistence), store)
 }
 
 /// Counts the files `persistence` writes.

@@ -1,0 +1,1 @@
+../../../../../Examples/Films/FilmService.swift

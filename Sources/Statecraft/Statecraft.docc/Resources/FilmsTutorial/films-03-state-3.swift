@@ -1,0 +1,30 @@
+import Statecraft
+
+struct Film: Codable, Equatable, Sendable {
+  let title: String
+  let episodeID: Int
+  let director: String
+  let releaseDate: String
+
+  enum CodingKeys: String, CodingKey {
+    case title
+    case episodeID = "episode_id"
+    case director
+    case releaseDate = "release_date"
+  }
+}
+
+struct AppState: Equatable, Sendable {
+  var films: [Film] = []
+  var isLoading = false
+  var error: String?
+}
+
+/// Loads the films and hands them to the store through the thunk's lifecycle actions:
+/// `pending` sets `isLoading`, `fulfilled` stores the films, `rejected` stores the error.
+func fetchFilms() -> AsyncThunk<AppState, [Film]> {
+  AsyncThunk("films/fetch") { context in
+    let films = try await context.environment[FilmServiceKey.self].films()
+    return films.sorted { $0.episodeID < $1.episodeID }
+  }
+}
