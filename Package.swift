@@ -73,7 +73,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "Films",
-      dependencies: ["Statecraft"],
+      dependencies: ["Statecraft", "StatecraftTools"],
       path: "Examples/Films",
       resources: [.copy("Resources/films.json")]
     ),

@@ -1,4 +1,5 @@
 import Statecraft
+import StatecraftTools
 
 struct Film: Codable, Equatable, Sendable {
   let title: String
@@ -18,6 +19,18 @@ struct AppState: Equatable, Sendable {
   var films: [Film] = []
   var isLoading = false
   var error: String?
+  /// Shows only the films whose title contains it; empty shows all.
+  var query = ""
+}
+
+struct SetQuery: Action, Codable, Equatable {
+  let query: String
+}
+
+/// The films the list shows: computed once per change of the films or the query, and shared
+/// by every subscriber (Selecting state).
+let visibleFilms = createSelector(\AppState.films, \AppState.query) { films, query in
+  films.filter { query.isEmpty || $0.title.localizedCaseInsensitiveContains(query) }
 }
 
 /// Loads the films and hands them to the store through the thunk's lifecycle actions:
@@ -37,5 +50,13 @@ func appReducer(action: Action, state: AppState?) -> AppState {
     if let films = event.value { state.films = films }
     if let error = event.error { state.error = "\(error)" }
   }
+  if let action = action as? SetQuery { state.query = action.query }
   return state
+}
+
+/// The actions a recording of the app can replay.
+var filmActions: ActionRegistry {
+  var registry = ActionRegistry()
+  registry.register(SetQuery.self)
+  return registry
 }

@@ -30,7 +30,7 @@ final class FilmsView: StoreSubscriber {
     } else if state.films.isEmpty {
       write("No films yet.")
     } else {
-      for film in state.films {
+      for film in visibleFilms(state) {
         write("Episode \(film.episodeID): \(film.title) (\(film.releaseDate.prefix(4)))")
       }
       hasShownResult = true

@@ -1,21 +1,40 @@
+import Foundation
 import Statecraft
+import StatecraftTools
 
 // The films list from the classic ReSwift tutorial, with an async action creator.
 // `swift run films` reads the bundled films after a simulated delay;
 // `swift run films --live` asks the Star Wars API; `--delay-ms N` changes the delay.
-
-let mainStore = Store<AppState>(reducer: appReducer, state: nil)
+// `--search TEXT` shows only the films whose title contains TEXT, `--state-file PATH` keeps
+// the search between runs, and `--record FILE` records the session's actions.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+func value(after flag: String) -> String? {
+  arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+}
+
+let persistence = value(after: "--state-file").map {
+  StatePersistence<AppState, String>(file: URL(fileURLWithPath: $0), select: { $0.query })
+}
+var initial = AppState()
+if case .success(let query?) = persistence?.restore() { initial.query = query }
+
+let recorder = value(after: "--record").flatMap {
+  try? ActionRecorder<AppState>(file: URL(fileURLWithPath: $0), registry: filmActions)
+}
+
+let mainStore = Store<AppState>(
+  reducer: appReducer, state: initial,
+  middleware: [persistence?.middleware(), recorder?.middleware()].compactMap { $0 })
+
 if arguments.contains("--live") {
   mainStore.thunkEnvironment[FilmServiceKey.self] = StarWarsAPIFilmService()
-} else if let flag = arguments.firstIndex(of: "--delay-ms"), flag + 1 < arguments.count,
-  let milliseconds = Int(arguments[flag + 1])
-{
+} else if let text = value(after: "--delay-ms"), let milliseconds = Int(text) {
   mainStore.thunkEnvironment[FilmServiceKey.self] = BundledFilmService(
     delay: .milliseconds(milliseconds))
 }
 mainStore.thunkErrorHandler = nil  // the view shows the error
+if let query = value(after: "--search") { mainStore.dispatch(SetQuery(query: query)) }
 
 let view = FilmsView(store: mainStore)
 view.appear()
@@ -25,3 +44,5 @@ _ = try? await mainStore.dispatch(fetchFilms()).value
 while !view.hasShownResult {
   await Task.yield()
 }
+recorder?.close()
+await persistence?.flush()

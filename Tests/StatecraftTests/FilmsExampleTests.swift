@@ -2,6 +2,7 @@ import Foundation
 import Statecraft
 import StatecraftTestSupport
 import StatecraftTesting
+import StatecraftTools
 import Testing
 
 @testable import Films
@@ -115,5 +116,32 @@ import Testing
         "Episode 5: The Empire Strikes Back (1980)",
         "Episode 6: Return of the Jedi (1983)",
       ])
+  }
+
+  @Test func theSearchIsRememberedAndTheSessionRecorded() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "films-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let stateFile = folder.appendingPathComponent("state.json").path
+    let session = folder.appendingPathComponent("session.jsonl").path
+    let first = try runExample(
+      "films",
+      arguments: [
+        "--delay-ms", "0", "--search", "hope", "--state-file", stateFile, "--record", session,
+      ])
+    #expect(first.hasSuffix("Episode 4: A New Hope (1977)\n"))
+    #expect(!first.contains("Empire"))
+    // The next run restores the search without being told.
+    let second = try runExample("films", arguments: ["--delay-ms", "0", "--state-file", stateFile])
+    #expect(second.split(separator: "\n").last == "Episode 4: A New Hope (1977)")
+    let recording = try Recording(contentsOf: URL(fileURLWithPath: session), registry: filmActions)
+    #expect(recording.entries.compactMap { $0.action as? SetQuery } == [SetQuery(query: "hope")])
+    #expect(recording.entries.map(\.typeName).contains { $0.contains("ThunkLifecycle") })
+  }
+
+  @Test func theVisibleFilmsAreThoseWhoseTitleContainsTheQuery() {
+    let films = [Self.hope, Self.empire]
+    #expect(visibleFilms(AppState(films: films, query: "EMPIRE")) == [Self.empire])
+    #expect(visibleFilms(AppState(films: films)) == films)
   }
 }

@@ -10,7 +10,10 @@ let package = Package(
   targets: [
     .executableTarget(
       name: "Films",
-      dependencies: [.product(name: "Statecraft", package: "statecraft")],
+      dependencies: [
+        .product(name: "Statecraft", package: "statecraft"),
+        .product(name: "StatecraftTools", package: "statecraft"),
+      ],
       resources: [.copy("Resources/films.json")]
     ),
     .testTarget(
