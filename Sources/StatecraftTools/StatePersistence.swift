@@ -304,7 +304,7 @@ public final class StatePersistence<State: Sendable, Saved>: Sendable {
   /// On each dispatch it only notes that a change happened: O(1), no selection, no encoding, no
   /// allocation. After the debounce, the save selects the part from the newest state, encodes it,
   /// and writes it if it differs from the last save. Errors while saving go to `onError`; the
-  /// previous file stays in place.
+  /// previous file stays in place. A persistence saves one store: give each store its own.
   ///
   /// - Parameter onError: Receives save errors.
   /// - Returns: The middleware.
