@@ -65,7 +65,7 @@ func inspect<State>(_ app: App<State>) {
     do {
       let report = try SessionReport(recording: recording, reducer: app.reducer)
       let source = try String(contentsOf: file, encoding: .utf8)
-      let test = report.swiftTest(named: name, source: source, names: app.testNames)
+      let test = try report.swiftTest(named: name, source: source, names: app.testNames)
       if let output = value(after: "--output") {
         try test.write(to: URL(fileURLWithPath: output), atomically: true, encoding: .utf8)
         print("wrote \(output): a test of \(report.actionCount) steps")

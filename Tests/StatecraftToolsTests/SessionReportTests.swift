@@ -82,6 +82,13 @@ import Testing
     #expect(test.contains("import Notes\n"))
   }
 
+  @Test func checkpointsOfALargeStateStayWithinTheirBudget() {
+    // 100,000 steps of a 1 MB state: a checkpoint every 1,000 steps would keep 100 MB.
+    let interval = SessionReport.checkpointInterval(stateBytes: 1 << 20, steps: 100_000)
+    #expect(100_000 / interval * (1 << 20) <= SessionReport.checkpointBudget)
+    #expect(SessionReport.checkpointInterval(stateBytes: 20, steps: 100_000) == 1_000)
+  }
+
   @Test func aRawLiteralHasEnoughHashes() {
     #expect(SessionReport.rawLiteral("plain") == "#\"\"\"\nplain\n\"\"\"#")
     #expect(SessionReport.rawLiteral("ends \"\"\"# here").hasPrefix("##\"\"\""))

@@ -52,7 +52,7 @@ extension SessionReport {
       "actions": .array(actions),
       "patches": .array(patches),
       "initial": initial,
-      "checkpointInterval": .integer(Int64(Self.checkpointInterval)),
+      "checkpointInterval": .integer(Int64(checkpointInterval)),
       "checkpoints": .object(checkpointObject),
       "problems": .array(problems.map { .string($0.description) }),
     ])

@@ -28,13 +28,24 @@ public struct SessionReport: Sendable {
   let steps: [Step]
   /// The state after every `checkpointInterval`-th step, so a page can show any step quickly.
   let checkpoints: [Int: JSONValue]
-  /// The JSON text of the state after each step, for the regression test.
-  let stateTexts: [String]
+  /// How many steps lie between two checkpoints: at least 1,000, more for large states, so
+  /// that the checkpoints of a session hold about 32 MB of JSON at most.
+  let checkpointInterval: Int
+  /// Replays the session again and returns the JSON text of the state after each step, for the
+  /// regression test; not kept, because a long session of a large state would not fit.
+  let stateTexts: @Sendable () throws -> [String]
   /// The state type's qualified name.
   let stateTypeName: String
   let problems: [Recording.Problem]
 
-  static let checkpointInterval = 1_000
+  static let minimumCheckpointInterval = 1_000
+  static let checkpointBudget = 32 << 20
+
+  /// Steps between checkpoints, so that a session's checkpoints hold about `checkpointBudget`
+  /// bytes at most.
+  static func checkpointInterval(stateBytes: Int, steps: Int) -> Int {
+    max(minimumCheckpointInterval, stateBytes * steps / checkpointBudget)
+  }
 
   /// Replays `recording` through `reducer` and keeps the state after each action.
   ///
@@ -45,39 +56,46 @@ public struct SessionReport: Sendable {
   ///   - reducer: The app's reducer.
   ///   - initialState: The state to start from, or `nil` for the reducer's own.
   /// - Throws: `EncodingError` if a state cannot be encoded as JSON.
-  /// - Complexity: O(*n* × *s*) for *n* actions and states of size *s*.
+  /// - Complexity: O(*n* × *s*) time for *n* actions and states of size *s*; the report keeps
+  ///   the changes, and the whole state only at checkpoints.
   public init<State: Encodable & Sendable>(
     recording: Recording, reducer: @escaping Reducer<State>, initialState: State? = nil
   ) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     let decoder = JSONDecoder()
-    var state = initialState ?? reducer(StatecraftInit(), nil)
-    func json(_ state: State) throws -> (JSONValue, String) {
-      let data = try encoder.encode(state)
-      return (try decoder.decode(JSONValue.self, from: data), String(decoding: data, as: UTF8.self))
-    }
-    var (previous, _) = try json(state)
+    let start = initialState ?? reducer(StatecraftInit(), nil)
+    var state = start
+    let first = try encoder.encode(state)
+    var previous = try decoder.decode(JSONValue.self, from: first)
     initial = previous
+    let interval = Self.checkpointInterval(stateBytes: first.count, steps: recording.entries.count)
     var steps: [Step] = []
     var checkpoints: [Int: JSONValue] = [:]
-    var texts: [String] = []
     steps.reserveCapacity(recording.entries.count)
     for (offset, entry) in recording.entries.enumerated() {
       if let action = entry.action { state = reducer(action, state) }
-      let (next, text) = try json(state)
+      let next = try decoder.decode(JSONValue.self, from: encoder.encode(state))
       steps.append(
         Step(
           line: entry.line, time: entry.time, typeName: entry.typeName,
           label: entry.action.map { String(describing: $0) },
           changes: JSONChange.between(previous, next)))
-      texts.append(text)
-      if (offset + 1) % Self.checkpointInterval == 0 { checkpoints[offset + 1] = next }
+      if (offset + 1) % interval == 0 { checkpoints[offset + 1] = next }
       previous = next
     }
     self.steps = steps
     self.checkpoints = checkpoints
-    stateTexts = texts
+    checkpointInterval = interval
+    stateTexts = {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      var state = start
+      return try recording.entries.map { entry in
+        if let action = entry.action { state = reducer(action, state) }
+        return String(decoding: try encoder.encode(state), as: UTF8.self)
+      }
+    }
     stateTypeName = String(reflecting: State.self)
     // The init action is never replayable, by design: not a problem of the recording.
     let initTypeName = String(reflecting: StatecraftInit.self)
