@@ -171,10 +171,10 @@ public final class Store<State: Sendable>: Sendable {
   ) {
     // The arguments are evaluated on the main actor: in a target with default main-actor
     // isolation, `AppState()`, a global `let appReducer = combineReducers(...)` and a global
-    // persistence's middleware are main-actor isolated, and `mainStore` is not. The autoclosures also tell this overload
-    // apart from the nonisolated one, whose reducer type differs only in isolation, which Swift
-    // does not count in a signature. As above, the store calls the reducer only on the main
-    // queue.
+    // persistence's middleware are main-actor isolated, and `mainStore` is not. The
+    // autoclosures also tell this overload apart from the nonisolated one, whose reducer type
+    // differs only in isolation, which Swift does not count in a signature. As above, the store
+    // calls the reducer only on the main queue.
     let (reducer, state, middleware) = MainQueue.syncOnMainActor {
       (reducer(), state(), middleware())
     }

@@ -22,8 +22,9 @@ import StatecraftTools
 /// }
 /// ```
 ///
-/// By default the store is exhaustive: ``finish(timeout:fileID:filePath:line:column:)`` fails if actions were dispatched
-/// but never received. Set ``exhaustivity`` to `.off` to check only what you assert.
+/// By default the store is exhaustive: ``finish(timeout:fileID:filePath:line:column:)`` fails
+/// if actions were dispatched but never received. Set ``exhaustivity`` to `.off` to check only
+/// what you assert.
 @MainActor
 public final class TestStore<State: Sendable> {
   /// Whether every dispatched action and every state change must be asserted.

@@ -234,8 +234,8 @@ public struct Recording: Sendable {
   /// The file is opened once, without following a symbolic link, and read in blocks: memory
   /// holds one line and the entries read, never the whole file. Reading stops, with a problem
   /// that names the line, at the first unreadable line, at a line longer than
-  /// `maximumLineLength`, or once `maximumFileSize` bytes were read (``Problem/Reason/cut(limit:)``):
-  /// what came before is kept.
+  /// `maximumLineLength`, or once `maximumFileSize` bytes were read
+  /// (``Problem/Reason/cut(limit:)``): what came before is kept.
   ///
   /// - Parameters:
   ///   - file: The JSON Lines file an ``ActionRecorder`` wrote.

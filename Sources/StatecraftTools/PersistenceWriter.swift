@@ -80,26 +80,25 @@ final class PersistenceWriter: Sendable {
 
   /// Writes the pending save, if any, now, on the calling thread.
   ///
-  /// Used at exit and at the app lifecycle points. A main-actor persistence can only produce its data on the main queue;
-  /// called elsewhere, it leaves the save to its debounce.
+  /// Used at exit and at the app lifecycle points. A main-actor persistence can only produce
+  /// its data on the main queue; called elsewhere, it leaves the save to its debounce.
   func writePendingNow() {
     guard !onMainActor || MainQueue.isCurrent else { return }
-    guard let (produce, onError, generation) = takeDue() else { return }
-    produceAndWrite(produce, onError, generation)
+    guard let (produce, onError) = takeDue() else { return }
+    produceAndWrite(produce, onError)
   }
 
   private func saveIfDue() async {
-    guard let (produce, onError, generation) = takeDue() else { return }
+    guard let (produce, onError) = takeDue() else { return }
     if onMainActor {
-      await MainActor.run { produceAndWrite(produce, onError, generation) }
+      await MainActor.run { produceAndWrite(produce, onError) }
     } else {
-      produceAndWrite(produce, onError, generation)
+      produceAndWrite(produce, onError)
     }
   }
 
   private typealias Due = (
-    @Sendable () throws(PersistenceError) -> Data?, (@Sendable (PersistenceError) -> Void)?,
-    UInt64
+    @Sendable () throws(PersistenceError) -> Data?, (@Sendable (PersistenceError) -> Void)?
   )
 
   private func takeDue() -> Due? {
@@ -107,13 +106,13 @@ final class PersistenceWriter: Sendable {
       let current = generation.load(ordering: .sequentiallyConsistent)
       guard let produce = schedule.produce, current != schedule.savedGeneration else { return nil }
       schedule.savedGeneration = current
-      return (produce, schedule.onError, current)
+      return (produce, schedule.onError)
     }
   }
 
   private func produceAndWrite(
     _ produce: @Sendable () throws(PersistenceError) -> Data?,
-    _ onError: (@Sendable (PersistenceError) -> Void)?, _ generation: UInt64
+    _ onError: (@Sendable (PersistenceError) -> Void)?
   ) {
     do {
       guard let data = try produce() else { return }

@@ -37,8 +37,9 @@ public typealias PersistenceMigration = @Sendable (JSONValue) throws -> JSONValu
 ///   symbolic link at the file's path is neither written through nor read (see the threat model
 ///   in `Docs/ThreatModel.md`).
 /// - A file that cannot be restored (truncated, corrupt, from a newer version, of the wrong
-///   type, too deeply nested, too large, a link or not a regular file) gives a ``PersistenceError`` that says why; the file is
-///   renamed aside and kept, never overwritten, and the app starts from its initial state.
+///   type, too deeply nested, too large, a link or not a regular file) gives a
+///   ``PersistenceError`` that says why; the file is renamed aside and kept, never
+///   overwritten, and the app starts from its initial state.
 ///
 /// In a target with default main-actor isolation, the saved type's `Codable` conformance is
 /// main-actor isolated; the initializers that take such a type are main-actor isolated too, and

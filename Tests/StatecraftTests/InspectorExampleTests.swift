@@ -22,7 +22,10 @@ import Testing
       contentsOf: generated.appendingPathComponent("\(file).swift"), encoding: .utf8)
     #expect(
       written == committed,
-      "Regenerate with: swift run inspect Examples/Inspect/Sessions/\(app).jsonl --swift-test \(app)Session --output Tests/GeneratedSessionTests/\(file).swift"
+      """
+      Regenerate with: swift run inspect Examples/Inspect/Sessions/\(app).jsonl \
+      --swift-test \(app)Session --output Tests/GeneratedSessionTests/\(file).swift
+      """
     )
   }
 

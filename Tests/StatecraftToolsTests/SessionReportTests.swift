@@ -52,8 +52,8 @@ import Testing
     var lines = ""
     for (index, text) in texts.enumerated() {
       let payload = String(decoding: try JSONEncoder().encode(AddNote(text: text)), as: UTF8.self)
-      lines +=
-        #"{"index":\#(index),"payload":\#(payload),"time":0.1,"type":"\#(ActionRegistry.name(of: AddNote.self))"}"#
+      let type = ActionRegistry.name(of: AddNote.self)
+      lines += #"{"index":\#(index),"payload":\#(payload),"time":0.1,"type":"\#(type)"}"#
       lines += "\n"
     }
     let recording = Recording(data: Data(lines.utf8), registry: registry)
