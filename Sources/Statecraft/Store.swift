@@ -197,7 +197,8 @@ public final class Store<State: Sendable>: Sendable {
     state: State?,
     middleware: [Middleware<State>],
     automaticallySkipsRepeats: Bool,
-    reducesOnMainActor: Bool = false
+    reducesOnMainActor: Bool = false,
+    source: Reduction<State>.Source? = nil
   ) {
     let thunks = ThunkRunner()
     self.thunks = thunks
@@ -208,10 +209,11 @@ public final class Store<State: Sendable>: Sendable {
       automaticallySkipsRepeats: automaticallySkipsRepeats,
       reentrantDispatchLimit: Self.reentrantDispatchLimit,
       route: thunks.route(),
-      reducesOnMainActor: reducesOnMainActor
+      reducesOnMainActor: reducesOnMainActor,
+      source: source
     )
     self.core = core
-    if state == nil {
+    if state == nil, source == nil {
       let reduceInit = {
         core.dispatch(StatecraftInit())
         core.reduceInitIfNeeded()

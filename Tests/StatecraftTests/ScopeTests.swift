@@ -1,3 +1,4 @@
+import Dispatch
 import Statecraft
 import StatecraftTestSupport
 import StatecraftTesting
@@ -126,5 +127,33 @@ import Testing
     }
     #expect(weakRoot == nil)
     #expect(weakScope == nil)
+  }
+
+  @Test func aScopesStateIsCurrentBeforeTheMainQueueDelivers() {
+    // The main queue is held by this test while another thread dispatches and reads: a scope
+    // that kept a copy of its slice would still hold the old one here.
+    let root = Store(reducer: Self.reducer, state: App())
+    let profile = root.scope(\.profile)
+    let recorder = RecordingSubscriber<String>()
+    profile.subscribe(recorder) { $0.select(\.name) }
+    let seen = DispatchQueue.global().sync {
+      root.dispatch(ProfileAction.rename("Finn"))
+      return profile.state.name
+    }
+    #expect(seen == "Finn")
+    #expect(recorder.values == [""])  // delivered on the main queue, later
+  }
+
+  @Test func readingAScopeAfterItsRootIsReleasedStopsWithAMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      struct Counter: Equatable, Sendable { var value = 0 }
+      let scope = await MainActor.run {
+        Store(reducer: { (_: inout Counter, _: any Action) in }, state: Counter()).scope(\.value)
+      }
+      _ = scope.state
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("a scope whose root store was released"))
+    #expect(message.contains("Keep the root store"))
   }
 }

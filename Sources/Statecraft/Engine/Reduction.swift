@@ -33,10 +33,17 @@ final class Reduction<State: Sendable>: Sendable {
   @usableFromInline let _reducingThread: AtomicCell<UInt>
   @usableFromInline let _reducingAction: Slot<(any Action.Type)?>
   @usableFromInline let listeners: ActionListeners
+  /// For a scope: reads the root's committed state through the scope's key path, with the
+  /// root's version, instead of a committed state of its own (`nil` once the root is gone).
+  @usableFromInline let _source: Source?
+
+  @usableFromInline
+  typealias Source = @Sendable () -> (state: State, version: UInt64)?
 
   @inlinable
-  init(reduce: Reduce, state: State?) {
+  init(reduce: Reduce, state: State?, source: Source? = nil) {
     _reduce = reduce
+    _source = source
     _committed = Locked(Committed(state: state))
     _reducingThread = AtomicCell<UInt>(0)
     _reducingAction = Slot(nil)
@@ -47,13 +54,15 @@ final class Reduction<State: Sendable>: Sendable {
   @inlinable
   var stateIfAny: State? {
     checkNotReducing(.readState)
+    if let _source { return _source()?.state }
     return _committed.withLock { $0.state }
   }
 
   /// The committed state and its version, read together.
   @inlinable
   var snapshot: (state: State, version: UInt64)? {
-    _committed.withLock { committed in committed.state.map { ($0, committed.version) } }
+    if let _source { return _source() }
+    return _committed.withLock { committed in committed.state.map { ($0, committed.version) } }
   }
 
   /// Stops the program if the calling thread is running the reducer (C11).
@@ -120,6 +129,7 @@ final class Reduction<State: Sendable>: Sendable {
 
   /// The version committed last.
   var version: UInt64 {
-    _committed.withLock { $0.version }
+    if let _source { return _source()?.version ?? 0 }
+    return _committed.withLock { $0.version }
   }
 }

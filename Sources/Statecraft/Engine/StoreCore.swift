@@ -50,9 +50,10 @@ final class StoreCore<State: Sendable>: Sendable {
     automaticallySkipsRepeats: Bool,
     reentrantDispatchLimit: Int,
     route: Route?,
-    reducesOnMainActor: Bool = false
+    reducesOnMainActor: Bool = false,
+    source: Reduction<State>.Source? = nil
   ) {
-    reduction = Reduction(reduce: reduce, state: state)
+    reduction = Reduction(reduce: reduce, state: state, source: source)
     processLock = ProcessLock()
     mainLoop = MainLoop<State>()
     registry = Locked(Registry<State>())

@@ -97,7 +97,12 @@ enum Misuse {
 
   @usableFromInline
   static func noState() -> Never {
-    fatalError("Statecraft: the store has no state; a reducer stopped while it ran.")
+    fatalError(
+      """
+      Statecraft: the store has no state: a reducer stopped while it ran, or this store is a \
+      scope whose root store was released. Keep the root store (a global, for example) while \
+      you use its scopes.
+      """)
   }
 
   private static func describe(_ action: any Action) -> String {

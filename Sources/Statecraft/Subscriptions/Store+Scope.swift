@@ -15,22 +15,23 @@ extension Store {
   /// }
   /// ```
   ///
-  /// The scope is a `Store<Slice>`: code written against a store works with it. Actions
-  /// dispatched to it (and thunks' actions) go to this store, through its middleware and
-  /// reducer. The scope follows the slice through one subscription to this store that skips
-  /// repeats, so a dispatch that does not change the slice costs one comparison, however many
-  /// subscribers the scope has.
+  /// The scope is a `Store<Slice>`: code written against a store works with it. It keeps no
+  /// state of its own: its ``state`` reads this store's committed state through `keyPath`, so
+  /// it is current on every thread, and a subscriber of the scope receives the newest committed
+  /// slice, as a subscriber of this store would. Actions dispatched to it (and thunks' actions)
+  /// go to this store, through its middleware and reducer. The scope learns of changes through
+  /// one subscription to this store that skips repeats, so a dispatch that does not change the
+  /// slice costs one comparison, however many subscribers the scope has.
   ///
   /// The scope lives as long as it has subscribers or you hold it, so a local variable in
-  /// `viewDidLoad` is enough; it holds this store weakly.
-  ///
-  /// > Important: The scope's ``state`` is the slice as last delivered on the main queue: after
-  /// > a dispatch from another thread it catches up when the main queue delivers. Read this
-  /// > store's `state` for the committed value.
+  /// `viewDidLoad` is enough. It holds this store weakly: keep this store (usually a
+  /// global) while you use its scopes; reading a scope's `state` after this store is released
+  /// stops the program with a message saying so.
   ///
   /// - Parameter keyPath: The part of the state.
   /// - Returns: A store whose state is that part.
-  /// - Complexity: O(1) amortized, plus one subscription to this store.
+  /// - Complexity: O(1) amortized, plus one subscription to this store. Reading the scope's
+  ///   `state` costs a read of this store's state plus the key path.
   @MainActor
   public func scope<Slice: Equatable & Sendable>(
     _ keyPath: KeyPath<State, Slice> & Sendable
@@ -39,31 +40,30 @@ extension Store {
     // Weak: this store keeps the scope alive while the scope has subscribers (ScopeAnchor).
     let root = WeakCore(core)
     let forward: Middleware<Slice> = { _, _ in
-      { next in
+      { _ in
         { action in
           _ = holder  // the scope keeps its subscription to this store alive
-          if action is SliceReplacement<Slice> {
-            next(action)
-          } else {
-            // Thunks dispatched to the scope run here.
-            root.core?.dispatchFromMiddleware(action)
-          }
+          // Everything goes to the root: thunks dispatched to the scope run here too.
+          root.core?.dispatchFromMiddleware(action)
         }
       }
     }
     let scoped = Store<Slice>(
-      reducer: { (slice: inout Slice, action: any Action) in
-        if let replacement = action as? SliceReplacement<Slice> { slice = replacement.slice }
-      },
-      state: state[keyPath: keyPath],
+      reduce: .inPlace { _, _ in },
+      state: nil,
       middleware: [forward],
-      automaticallySkipsRepeats: core.automaticallySkipsRepeats
+      automaticallySkipsRepeats: core.automaticallySkipsRepeats,
+      source: {
+        guard let core = root.core else { return nil }
+        core.reduction.checkNotReducing(.readState)
+        return core.reduction.snapshot.map { ($0.state[keyPath: keyPath], $0.version) }
+      }
     )
     let anchor = ScopeAnchor(scoped)
     scoped.core.observeOccupancy { [weak anchor] in anchor?.update() }
-    let token = subscribe(
-      { $0.select(keyPath) },
-      receive: { slice in anchor.scope?.dispatch(SliceReplacement(slice: slice)) })
+    // Called in this store's round, on the main queue: the scope's round then delivers the
+    // newest committed slice to the scope's subscribers.
+    let token = subscribe({ $0.select(keyPath) }, receive: { _ in anchor.scope?.core.notify() })
     holder.hold(token)
     return scoped
   }
@@ -110,9 +110,4 @@ private final class ScopeAnchor<Slice: Sendable>: Sendable {
     }
     withExtendedLifetime(released) {}  // a released scope deinitializes outside the lock
   }
-}
-
-/// The action a scope reduces to follow its slice.
-private struct SliceReplacement<Slice: Sendable>: Action {
-  let slice: Slice
 }
