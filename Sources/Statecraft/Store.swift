@@ -28,8 +28,8 @@ public final class Store<State: Sendable>: Sendable {
   /// with a message about an endless loop.
   public static var reentrantDispatchLimit: Int { 10_000 }
 
-  @usableFromInline let core: StoreCore<State>
-  @usableFromInline let thunks: ThunkRunner
+  @usableFromInline let _core: StoreCore<State>
+  @usableFromInline let _thunks: ThunkRunner
 
   /// Creates a store with a reducer of ReSwift's shape.
   ///
@@ -201,7 +201,7 @@ public final class Store<State: Sendable>: Sendable {
     source: Reduction<State>.Source? = nil
   ) {
     let thunks = ThunkRunner()
-    self.thunks = thunks
+    self._thunks = thunks
     let core = StoreCore(
       reduce: reduce,
       state: state,
@@ -212,7 +212,7 @@ public final class Store<State: Sendable>: Sendable {
       reducesOnMainActor: reducesOnMainActor,
       source: source
     )
-    self.core = core
+    self._core = core
     if state == nil, source == nil {
       let reduceInit = {
         core.dispatch(StatecraftInit())
@@ -228,7 +228,7 @@ public final class Store<State: Sendable>: Sendable {
 
   deinit {
     // Running thunks hold the store weakly; once it is gone they are cancelled (C12).
-    thunks.cancelAll()
+    _thunks.cancelAll()
   }
 
   /// The current state: always a committed state, never one a reducer is computing.
@@ -239,7 +239,7 @@ public final class Store<State: Sendable>: Sendable {
   ///   storage).
   @inlinable
   public var state: State {
-    core.currentState
+    _core.currentState
   }
 
   /// Sends an action through the middleware to the reducer.
@@ -263,7 +263,7 @@ public final class Store<State: Sendable>: Sendable {
   public func dispatch(_ action: any Action) {
     // Disfavored so that a thunk, which is also an action, picks its own overload that returns
     // a task: the generic `AsyncThunk` overload would otherwise lose to this non-generic one.
-    core.dispatch(action)
+    _core.dispatch(action)
   }
 
   /// Calls an action creator with the current state and dispatches the action it returns.
@@ -283,7 +283,7 @@ public final class Store<State: Sendable>: Sendable {
   /// - Parameter actionCreator: The function to call, synchronously, on the calling thread.
   /// - Complexity: The action creator, plus ``dispatch(_:)-(Action)``.
   public func dispatch(_ actionCreator: ActionCreator) {
-    core.reduction.checkNotReducing(.dispatchActionCreator)
+    _core._reduction.checkNotReducing(.dispatchActionCreator)
     if let action = actionCreator(state, self) {
       dispatch(action)
     }

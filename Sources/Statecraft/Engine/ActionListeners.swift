@@ -8,9 +8,9 @@ final class ActionListeners: Sendable {
   }
 
   /// How many listeners wait; `notify` is skipped while it is zero.
-  @usableFromInline let count = AtomicCell<Int>(0)
+  @usableFromInline let _count = AtomicCell<Int>(0)
   /// How many observers there are; `notifyObservers` is skipped while it is zero.
-  @usableFromInline let observerCount = AtomicCell<Int>(0)
+  @usableFromInline let _observerCount = AtomicCell<Int>(0)
   private let listeners = Locked<[UInt64: Listener]>([:])
   private let observers = Locked<[UInt64: @Sendable (any Action) -> Void]>([:])
   private let nextID = AtomicCell<UInt64>(0)
@@ -24,13 +24,13 @@ final class ActionListeners: Sendable {
 
   func add(_ listener: Listener, id: UInt64) {
     listeners.withLock { $0[id] = listener }
-    count.add(1, ordering: .relaxed)
+    _count.add(1, ordering: .relaxed)
   }
 
   /// Removes the listener `id` and returns it, if it still waits: whoever removes it resumes it.
   func remove(_ id: UInt64) -> Listener? {
     let listener = listeners.withLock { $0.removeValue(forKey: id) }
-    if listener != nil { count.subtract(1, ordering: .relaxed) }
+    if listener != nil { _count.subtract(1, ordering: .relaxed) }
     return listener
   }
 
@@ -38,13 +38,13 @@ final class ActionListeners: Sendable {
   func addObserver(_ observer: @escaping @Sendable (any Action) -> Void) -> UInt64 {
     let id = makeID()
     observers.withLock { $0[id] = observer }
-    observerCount.add(1, ordering: .relaxed)
+    _observerCount.add(1, ordering: .relaxed)
     return id
   }
 
   func removeObserver(_ id: UInt64) {
     if observers.withLock({ $0.removeValue(forKey: id) }) != nil {
-      observerCount.subtract(1, ordering: .relaxed)
+      _observerCount.subtract(1, ordering: .relaxed)
     }
   }
 

@@ -81,7 +81,7 @@ extension StoreCore {
   @inlinable
   func catchUpOnMain(_ hops: MainActorHops) {
     if hops._count.load(ordering: .acquiring) > 0,
-      !mainLoop._isRunningMirror.load(ordering: .relaxed)
+      !_mainLoop._isRunningMirror.load(ordering: .relaxed)
     {
       processHops()
     }
@@ -98,13 +98,13 @@ extension StoreCore {
       processed += 1
       switch work {
       case .dispatch(let action):
-        reduction.checkNotReducing(.dispatch(action))
+        _reduction.checkNotReducing(.dispatch(action))
         process(action, thread: me)
       case .reduce(let action):
         reduceLater(action, thread: me, notifying: false)
       case .batch(let actions):
-        processLock.whileOwning(me) {
-          for action in actions { processLock.enqueue(action) }
+        _processLock.whileOwning(me) {
+          for action in actions { _processLock.enqueue(action) }
           _ = reducePending(thread: me)
         }
       }
@@ -115,10 +115,10 @@ extension StoreCore {
   /// Runs `body` for a `batch` called off the main queue by a main-actor store: the actions it
   /// dispatches are collected, then sent to the main queue together.
   func collectBatchForMain(_ body: () -> Void, thread me: UInt) {
-    let actions = processLock.whileOwning(me) {
+    let actions = _processLock.whileOwning(me) {
       body()
       var actions: [any Action] = []
-      while let action = processLock.popPending() { actions.append(action) }
+      while let action = _processLock.popPending() { actions.append(action) }
       return actions
     }
     if !actions.isEmpty, let hops = _mainActorHops {

@@ -72,7 +72,7 @@ final class MainLoop<State: Sendable> {
     else { return }
     DispatchQueue.main.async { [weak core] in
       guard let core else { return }
-      MainActor.assumeIsolated { core.mainLoop.runRound(core) }
+      MainActor.assumeIsolated { core._mainLoop.runRound(core) }
     }
   }
 
@@ -119,7 +119,7 @@ final class MainLoop<State: Sendable> {
   /// only the isolation from the function's type, which does not change how it is called.
   @inlinable
   nonisolated static func runRoundOnMainQueue(_ core: StoreCore<State>) {
-    let run: @MainActor (StoreCore<State>) -> Void = { $0.mainLoop.runRound($0) }
+    let run: @MainActor (StoreCore<State>) -> Void = { $0._mainLoop.runRound($0) }
     unsafeBitCast(run, to: ((StoreCore<State>) -> Void).self)(core)
   }
 
@@ -165,8 +165,8 @@ final class MainLoop<State: Sendable> {
       var version: UInt64 = 0
       while let work = _rounds._pointer.pointee.queued.popFirst() {
         length += 1
-        if length > core.reentrantDispatchLimit {
-          Misuse.runaway(work.firstAction, limit: core.reentrantDispatchLimit)
+        if length > core._reentrantDispatchLimit {
+          Misuse.runaway(work.firstAction, limit: core._reentrantDispatchLimit)
         }
         version = core.processQueued(work)
       }
@@ -185,11 +185,11 @@ final class MainLoop<State: Sendable> {
   @inlinable
   @discardableResult
   func deliverNewest(_ core: StoreCore<State>, ifVersion expected: UInt64?) -> Bool {
-    guard let (state, version) = core.reduction.snapshot else { return true }
+    guard let (state, version) = core._reduction.snapshot else { return true }
     if let expected, version != expected { return false }
     guard version > _rounds._pointer.pointee.deliveredVersion else { return true }
     _rounds._pointer.pointee.deliveredVersion = version
-    let entries = core.registry.withLock { $0.entries }
+    let entries = core._registry.withLock { $0._entries }
     let pass = DeliveryPass.begin()
     // An index loop, not a closure: a closure here gets a run-time isolation check per round.
     for index in entries.indices {

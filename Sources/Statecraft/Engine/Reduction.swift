@@ -17,13 +17,13 @@ final class Reduction<State: Sendable>: Sendable {
   @usableFromInline
   struct Committed: Sendable {
     /// `nil` only until the init action is reduced, and while the reducer runs.
-    @usableFromInline var state: State?
+    @usableFromInline var _state: State?
     /// Counts commits; a round delivers a state only if its version is newer than the last.
-    @usableFromInline var version: UInt64 = 0
+    @usableFromInline var _version: UInt64 = 0
 
     @inlinable
     init(state: State?) {
-      self.state = state
+      self._state = state
     }
   }
 
@@ -32,7 +32,7 @@ final class Reduction<State: Sendable>: Sendable {
   /// The thread running the reducer, or 0: lets every store method stop when a reducer calls it.
   @usableFromInline let _reducingThread: AtomicCell<UInt>
   @usableFromInline let _reducingAction: Slot<(any Action.Type)?>
-  @usableFromInline let listeners: ActionListeners
+  @usableFromInline let _listeners: ActionListeners
   /// For a scope: reads the root's committed state through the scope's key path, with the
   /// root's version, instead of a committed state of its own (`nil` once the root is gone).
   @usableFromInline let _source: Source?
@@ -47,7 +47,7 @@ final class Reduction<State: Sendable>: Sendable {
     _committed = Locked(Committed(state: state))
     _reducingThread = AtomicCell<UInt>(0)
     _reducingAction = Slot(nil)
-    listeners = ActionListeners()
+    _listeners = ActionListeners()
   }
 
   /// The committed state; `nil` only while the init action goes through the middleware.
@@ -55,14 +55,14 @@ final class Reduction<State: Sendable>: Sendable {
   var stateIfAny: State? {
     checkNotReducing(.readState)
     if let _source { return _source()?.state }
-    return _committed.withLock { $0.state }
+    return _committed.withLock { $0._state }
   }
 
   /// The committed state and its version, read together.
   @inlinable
   var snapshot: (state: State, version: UInt64)? {
     if let _source { return _source() }
-    return _committed.withLock { committed in committed.state.map { ($0, committed.version) } }
+    return _committed.withLock { committed in committed._state.map { ($0, committed._version) } }
   }
 
   /// Stops the program if the calling thread is running the reducer (C11).
@@ -83,8 +83,8 @@ final class Reduction<State: Sendable>: Sendable {
   @discardableResult
   func commit(_ action: any Action, thread: UInt) -> UInt64 {
     let version = _committed.withLock { commitLocked(&$0, action, thread: thread) }
-    if listeners.count.load(ordering: .relaxed) > 0 {
-      listeners.notify(action)
+    if _listeners._count.load(ordering: .relaxed) > 0 {
+      _listeners.notify(action)
     }
     return version
   }
@@ -97,10 +97,10 @@ final class Reduction<State: Sendable>: Sendable {
   func commitAll(_ actions: [any Action], thread: UInt) -> UInt64 {
     let version = _committed.withLock { committed in
       for action in actions { _ = commitLocked(&committed, action, thread: thread) }
-      return committed.version
+      return committed._version
     }
-    if listeners.count.load(ordering: .relaxed) > 0 {
-      for action in actions { listeners.notify(action) }
+    if _listeners._count.load(ordering: .relaxed) > 0 {
+      for action in actions { _listeners.notify(action) }
     }
     return version
   }
@@ -112,24 +112,24 @@ final class Reduction<State: Sendable>: Sendable {
     _reducingAction._pointer.pointee = type(of: action)
     switch _reduce {
     case .returning(let reducer):
-      committed.state = reducer(action, committed.state.take())
+      committed._state = reducer(action, committed._state.take())
     case .inPlace(let reducer):
-      guard var state = committed.state.take() else { Misuse.noState() }
+      guard var state = committed._state.take() else { Misuse.noState() }
       reducer(&state, action)
-      committed.state = state
+      committed._state = state
     }
     _reducingThread.store(0, ordering: .relaxed)
     _reducingAction._pointer.pointee = nil
-    committed.version &+= 1
-    if listeners.observerCount.load(ordering: .relaxed) > 0 {
-      listeners.notifyObservers(action)
+    committed._version &+= 1
+    if _listeners._observerCount.load(ordering: .relaxed) > 0 {
+      _listeners.notifyObservers(action)
     }
-    return committed.version
+    return committed._version
   }
 
   /// The version committed last.
   var version: UInt64 {
     if let _source { return _source()?.version ?? 0 }
-    return _committed.withLock { $0.version }
+    return _committed.withLock { $0._version }
   }
 }

@@ -19,18 +19,18 @@ final class StoreCore<State: Sendable>: Sendable {
   @usableFromInline
   typealias Route = @Sendable (any Action, StoreCore<State>) -> Bool
 
-  @usableFromInline let reduction: Reduction<State>
-  @usableFromInline let processLock: ProcessLock
-  @usableFromInline let mainLoop: MainLoop<State>
-  @usableFromInline let registry: Locked<Registry<State>>
+  @usableFromInline let _reduction: Reduction<State>
+  @usableFromInline let _processLock: ProcessLock
+  @usableFromInline let _mainLoop: MainLoop<State>
+  @usableFromInline let _registry: Locked<Registry<State>>
   /// How many subscriptions stand; a commit skips notification while it is zero.
-  @usableFromInline let subscriptionCount = AtomicCell<Int>(0)
+  @usableFromInline let _subscriptionCount = AtomicCell<Int>(0)
   /// Told when `subscriptionCount` crosses zero (scopes stay alive while they have subscribers).
   let _occupancyObserver = Locked<(@Sendable () -> Void)?>(nil)
   /// The thread running `batch`, or 0; a round elsewhere waits for the batch's end.
   @usableFromInline let _batchThread = AtomicCell<UInt>(0)
-  @usableFromInline let reentrantDispatchLimit: Int
-  @usableFromInline let automaticallySkipsRepeats: Bool
+  @usableFromInline let _reentrantDispatchLimit: Int
+  @usableFromInline let _automaticallySkipsRepeats: Bool
   @usableFromInline let _route: Route?
   /// Set when the reducer is main-actor isolated: work from other threads goes to the main
   /// queue (C17).
@@ -53,14 +53,14 @@ final class StoreCore<State: Sendable>: Sendable {
     reducesOnMainActor: Bool = false,
     source: Reduction<State>.Source? = nil
   ) {
-    reduction = Reduction(reduce: reduce, state: state, source: source)
-    processLock = ProcessLock()
-    mainLoop = MainLoop<State>()
-    registry = Locked(Registry<State>())
+    _reduction = Reduction(reduce: reduce, state: state, source: source)
+    _processLock = ProcessLock()
+    _mainLoop = MainLoop<State>()
+    _registry = Locked(Registry<State>())
     _route = route
     _mainActorHops = reducesOnMainActor ? MainActorHops() : nil
-    self.automaticallySkipsRepeats = automaticallySkipsRepeats
-    self.reentrantDispatchLimit = reentrantDispatchLimit
+    self._automaticallySkipsRepeats = automaticallySkipsRepeats
+    self._reentrantDispatchLimit = reentrantDispatchLimit
     if !middleware.isEmpty { setMiddleware(middleware) }
   }
 
@@ -70,7 +70,7 @@ final class StoreCore<State: Sendable>: Sendable {
     guard let box = UnsafeRawPointer(bitPattern: _chain.load(ordering: .acquiring)) else {
       return nil
     }
-    return Unmanaged<ChainBox>.fromOpaque(box)._withUnsafeGuaranteedRef { $0.run }
+    return Unmanaged<ChainBox>.fromOpaque(box)._withUnsafeGuaranteedRef { $0._run }
   }
 
   /// Builds the chain of `middleware` and installs it for the actions processed from now on.
@@ -80,7 +80,7 @@ final class StoreCore<State: Sendable>: Sendable {
   // through one pass-through middleware).
   @inlinable
   func setMiddleware(_ middleware: [Middleware<State>]) {
-    reduction.checkNotReducing(.method("middleware"))
+    _reduction.checkNotReducing(.method("middleware"))
     let box = middleware.isEmpty ? nil : ChainBox(run: buildChain(middleware))
     _middleware.withLock {
       $0.array = middleware
@@ -93,7 +93,7 @@ final class StoreCore<State: Sendable>: Sendable {
   @inlinable
   func buildChain(_ middleware: [Middleware<State>]) -> DispatchFunction {
     let dispatch: DispatchFunction = { [weak self] in self?.dispatchFromMiddleware($0) }
-    let getState: GetState<State> = { [weak self] in self?.reduction.stateIfAny }
+    let getState: GetState<State> = { [weak self] in self?._reduction.stateIfAny }
     // A loop, not `reduce`: a closure that passes through a generic `Result` is wrapped in two
     // reabstraction thunks, on every call, at every step of the chain (44 instructions a step).
     var next = endOfChain()
@@ -109,7 +109,7 @@ final class StoreCore<State: Sendable>: Sendable {
 
   @inlinable
   var currentState: State {
-    guard let state = reduction.stateIfAny else { Misuse.noState() }
+    guard let state = _reduction.stateIfAny else { Misuse.noState() }
     return state
   }
 
@@ -120,13 +120,13 @@ final class StoreCore<State: Sendable>: Sendable {
   @inlinable
   func dispatch(_ action: any Action) {
     let me = currentThreadID()
-    reduction.checkNotReducing(.dispatch(action))
-    if processLock.isOwned(by: me) {
-      processLock.enqueue(action)  // re-entrant, from a middleware: after the current action
+    _reduction.checkNotReducing(.dispatch(action))
+    if _processLock.isOwned(by: me) {
+      _processLock.enqueue(action)  // re-entrant, from a middleware: after the current action
       return
     }
     if hopToMainIfNeeded(.dispatch(action)) { return }
-    if mainLoop._isRunningMirror.load(ordering: .relaxed), enqueueIfInRoundOnMain(action) {
+    if _mainLoop._isRunningMirror.load(ordering: .relaxed), enqueueIfInRoundOnMain(action) {
       return
     }
     process(action, thread: me)
@@ -146,7 +146,7 @@ final class StoreCore<State: Sendable>: Sendable {
   @usableFromInline
   func enqueueIfInRoundOnMain(_ action: any Action) -> Bool {
     guard MainQueue.isCurrent else { return false }
-    return MainActor.assumeIsolated { mainLoop.enqueueIfRunning(action) }
+    return MainActor.assumeIsolated { _mainLoop.enqueueIfRunning(action) }
   }
 
   /// Runs `action` through the chain and then every action it queued (C2, C4).
@@ -158,10 +158,10 @@ final class StoreCore<State: Sendable>: Sendable {
       #if DEBUG
         Misuse.checkReducible(action, in: State.self)
       #endif
-      reduction.commit(action, thread: me)
+      _reduction.commit(action, thread: me)
       return
     }
-    processLock.whileOwning(me) {
+    _processLock.whileOwning(me) {
       chain(action)
       drainPending(chain)
     }
@@ -171,10 +171,10 @@ final class StoreCore<State: Sendable>: Sendable {
   @inlinable
   func drainPending(_ chain: DispatchFunction) {
     var count = 0
-    while let next = processLock.popPending() {
+    while let next = _processLock.popPending() {
       count += 1
-      if count > reentrantDispatchLimit {
-        Misuse.runaway(next, limit: reentrantDispatchLimit)
+      if count > _reentrantDispatchLimit {
+        Misuse.runaway(next, limit: _reentrantDispatchLimit)
       }
       chain(next)
     }
@@ -184,14 +184,14 @@ final class StoreCore<State: Sendable>: Sendable {
   /// process lock, or, for a middleware that calls `next` later, takes the lock first.
   @inlinable
   func endOfChain() -> DispatchFunction {
-    { [reduction, processLock, weak self] action in
+    { [_reduction, _processLock, weak self] action in
       let me = currentThreadID()
-      reduction.checkNotReducing(.dispatch(action))
+      _reduction.checkNotReducing(.dispatch(action))
       #if DEBUG
         Misuse.checkReducible(action, in: State.self)
       #endif
-      if processLock.isOwned(by: me) {
-        reduction.commit(action, thread: me)
+      if _processLock.isOwned(by: me) {
+        _reduction.commit(action, thread: me)
       } else {
         self?.reduceLater(action, thread: me)
       }
@@ -202,8 +202,8 @@ final class StoreCore<State: Sendable>: Sendable {
   @usableFromInline
   func reduceLater(_ action: any Action, thread me: UInt, notifying: Bool = true) {
     guard let chain, !hopToMainIfNeeded(.reduce(action)) else { return }
-    processLock.whileOwning(me) {
-      reduction.commit(action, thread: me)
+    _processLock.whileOwning(me) {
+      _reduction.commit(action, thread: me)
       drainPending(chain)
     }
     if notifying { notify() }
@@ -213,9 +213,9 @@ final class StoreCore<State: Sendable>: Sendable {
   /// middleware that swallowed or delayed it leaves none, so the reducer gets it directly.
   @usableFromInline
   func reduceInitIfNeeded() {
-    guard reduction.snapshot == nil else { return }
+    guard _reduction.snapshot == nil else { return }
     let me = currentThreadID()
-    processLock.whileOwning(me) { _ = reduction.commit(StatecraftInit(), thread: me) }
+    _processLock.whileOwning(me) { _ = _reduction.commit(StatecraftInit(), thread: me) }
   }
 
   // MARK: Batching
@@ -223,14 +223,14 @@ final class StoreCore<State: Sendable>: Sendable {
   /// Reduces the actions `body` dispatches together, then notifies once.
   func batch(_ body: () -> Void) {
     let me = currentThreadID()
-    reduction.checkNotReducing(.method("batch"))
-    if processLock.isOwned(by: me) {
+    _reduction.checkNotReducing(.method("batch"))
+    if _processLock.isOwned(by: me) {
       body()  // inside processing (a middleware, or a batch): the actions join the outer one
       return
     }
-    if mainLoop._isRunningMirror.load(ordering: .relaxed), MainQueue.isCurrent {
+    if _mainLoop._isRunningMirror.load(ordering: .relaxed), MainQueue.isCurrent {
       // In a round: queued like a dispatch from a subscriber (C4), reduced together after it.
-      let loop = mainLoop
+      let loop = _mainLoop
       if MainActor.assumeIsolated({ loop.isCollectingBatch }) {
         body()
         return
@@ -249,7 +249,7 @@ final class StoreCore<State: Sendable>: Sendable {
       catchUpOnMain(hops)
     }
     _batchThread.store(me, ordering: .relaxed)
-    processLock.whileOwning(me) {
+    _processLock.whileOwning(me) {
       body()
       _ = reducePending(thread: me)
     }
@@ -263,16 +263,16 @@ final class StoreCore<State: Sendable>: Sendable {
   func reducePending(thread me: UInt) -> UInt64 {
     if let chain {
       drainPending(chain)
-      return reduction.version
+      return _reduction.version
     }
     var actions: [any Action] = []
-    while let action = processLock.popPending() {
+    while let action = _processLock.popPending() {
       #if DEBUG
         Misuse.checkReducible(action, in: State.self)
       #endif
       actions.append(action)
     }
-    return reduction.commitAll(actions, thread: me)
+    return _reduction.commitAll(actions, thread: me)
   }
 
   /// Whether another thread is in the middle of a batch whose actions commit one by one, so that
@@ -298,18 +298,18 @@ final class StoreCore<State: Sendable>: Sendable {
         #if DEBUG
           Misuse.checkReducible(action, in: State.self)
         #endif
-        return reduction.commit(action, thread: me)
+        return _reduction.commit(action, thread: me)
       }
-      return processLock.whileOwning(me) {
+      return _processLock.whileOwning(me) {
         chain(action)
         drainPending(chain)
-        return reduction.version
+        return _reduction.version
       }
     case .batch(let actions):
       _batchThread.store(me, ordering: .relaxed)
       defer { _batchThread.store(0, ordering: .releasing) }
-      return processLock.whileOwning(me) {
-        for action in actions { processLock.enqueue(action) }
+      return _processLock.whileOwning(me) {
+        for action in actions { _processLock.enqueue(action) }
         return reducePending(thread: me)
       }
     }
@@ -321,11 +321,11 @@ final class StoreCore<State: Sendable>: Sendable {
   /// scheduled there (C5).
   @inlinable
   func notify() {
-    guard subscriptionCount.load(ordering: .relaxed) > 0 else { return }
+    guard _subscriptionCount.load(ordering: .relaxed) > 0 else { return }
     if MainQueue.isCurrent {
       MainLoop.runRoundOnMainQueue(self)
     } else {
-      mainLoop.scheduleRound(self)
+      _mainLoop.scheduleRound(self)
     }
   }
 }
@@ -333,11 +333,11 @@ final class StoreCore<State: Sendable>: Sendable {
 /// One built middleware chain.
 @usableFromInline
 final class ChainBox: Sendable {
-  @usableFromInline let run: DispatchFunction
+  @usableFromInline let _run: DispatchFunction
 
   @inlinable
   init(run: @escaping DispatchFunction) {
-    self.run = run
+    self._run = run
   }
 }
 

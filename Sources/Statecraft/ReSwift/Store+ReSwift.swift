@@ -16,7 +16,7 @@ extension Store: StoreType, _StoreStateReading {
   /// The committed state, for the implicitly unwrapped `state` of ``StoreType``.
   /// - Complexity: O(1), as ``state``.
   public var _committedState: State {
-    core.currentState
+    _core.currentState
   }
 
   // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
@@ -26,7 +26,7 @@ extension Store: StoreType, _StoreStateReading {
   /// store weakly and does nothing once the store is released.
   /// - Complexity: O(1) to get; each call is a ``dispatch(_:)-(Action)``.
   public var dispatchFunction: DispatchFunction! {
-    { [weak core] action in core?.dispatch(action) }
+    { [weak _core] action in _core?.dispatch(action) }
   }
 
   /// The store's middleware, first one first; setting it rebuilds the chain, as in ReSwift.
@@ -41,8 +41,8 @@ extension Store: StoreType, _StoreStateReading {
   /// - Complexity: O(m) to set, for m middleware; O(m) to get.
   @inlinable
   public var middleware: [Middleware<State>] {
-    get { core._middleware.withLock { $0.array } }
-    set { core.setMiddleware(newValue) }
+    get { _core._middleware.withLock { $0.array } }
+    set { _core.setMiddleware(newValue) }
   }
 
   /// Subscribes an object to a selection of the state, with ReSwift's optional `transform`.
@@ -105,7 +105,7 @@ extension Store: StoreType, _StoreStateReading {
   /// - Complexity: The creator, plus a ``dispatch(_:)-(Action)`` when it calls back.
   @available(*, deprecated, message: "Use a Thunk: it can await, be cancelled and be tested.")
   public func dispatch(_ asyncActionCreator: AsyncActionCreator, callback: DispatchCallback?) {
-    core.reduction.checkNotReducing(.dispatchActionCreator)
+    _core._reduction.checkNotReducing(.dispatchActionCreator)
     asyncActionCreator(state, self) { [self] actionCreator in
       guard let action = actionCreator(state, self) else { return }
       dispatch(action)

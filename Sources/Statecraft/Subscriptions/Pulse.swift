@@ -88,7 +88,7 @@ extension Subscription {
   {
     Subscription<PulseEvent<Value>> { downstream in
       let lastSeen = PreviousValue<UInt64>.make()
-      self.attach { state in
+      self._attach { state in
         let pulse = state[keyPath: keyPath]
         guard let seen = lastSeen.exchange(pulse.latestID) else { return }  // subscribing
         for event in pulse.events where event.id > seen {

@@ -83,10 +83,10 @@ extension Store {
   /// - Returns: The sequence of actions.
   /// - Complexity: O(1); each iteration adds an observer that every reduction calls once.
   public func actions() -> StoreActions {
-    StoreActions { [weak core] in
+    StoreActions { [weak _core] in
       let (stream, continuation) = AsyncStream.makeStream(
         of: (any Action).self, bufferingPolicy: .unbounded)
-      guard let listeners = core?.reduction.listeners else {
+      guard let listeners = _core?._reduction._listeners else {
         continuation.finish()
         return stream
       }

@@ -38,7 +38,7 @@ extension Store {
   ) -> Store<Slice> {
     let holder = TokenHolder()
     // Weak: this store keeps the scope alive while the scope has subscribers (ScopeAnchor).
-    let root = WeakCore(core)
+    let root = WeakCore(_core)
     let forward: Middleware<Slice> = { _, _ in
       { _ in
         { action in
@@ -52,18 +52,18 @@ extension Store {
       reduce: .inPlace { _, _ in },
       state: nil,
       middleware: [forward],
-      automaticallySkipsRepeats: core.automaticallySkipsRepeats,
+      automaticallySkipsRepeats: _core._automaticallySkipsRepeats,
       source: {
         guard let core = root.core else { return nil }
-        core.reduction.checkNotReducing(.readState)
-        return core.reduction.snapshot.map { ($0.state[keyPath: keyPath], $0.version) }
+        core._reduction.checkNotReducing(.readState)
+        return core._reduction.snapshot.map { ($0.state[keyPath: keyPath], $0.version) }
       }
     )
     let anchor = ScopeAnchor(scoped)
-    scoped.core.observeOccupancy { [weak anchor] in anchor?.update() }
+    scoped._core.observeOccupancy { [weak anchor] in anchor?.update() }
     // Called in this store's round, on the main queue: the scope's round then delivers the
     // newest committed slice to the scope's subscribers.
-    let token = subscribe({ $0.select(keyPath) }, receive: { _ in anchor.scope?.core.notify() })
+    let token = subscribe({ $0.select(keyPath) }, receive: { _ in anchor.scope?._core.notify() })
     holder.hold(token)
     return scoped
   }
@@ -104,7 +104,7 @@ private final class ScopeAnchor<Slice: Sendable>: Sendable {
   func update() {
     let released = references.withLock { references -> Store<Slice>? in
       guard let scope = references.strong ?? references.weak else { return nil }
-      let isSubscribed = scope.core.subscriptionCount.load(ordering: .sequentiallyConsistent) > 0
+      let isSubscribed = scope._core._subscriptionCount.load(ordering: .sequentiallyConsistent) > 0
       defer { references.strong = isSubscribed ? scope : nil }
       return isSubscribed ? nil : references.strong
     }

@@ -80,10 +80,10 @@ extension Store {
   ) -> SubscriptionRelay<State> {
     let relay = SubscriptionRelay<State>()
     var selection = transform(relay.subscription)
-    if core.automaticallySkipsRepeats, let repeats {
+    if _core._automaticallySkipsRepeats, let repeats {
       selection = selection.skipRepeats(repeats)
     }
-    selection.attach(receive)
+    selection._attach(receive)
     return relay
   }
 
@@ -102,7 +102,7 @@ extension Store {
       }
       subscriber.newState(state: value)
     }
-    core.register(relay, status: status, owner: ObjectIdentifier(subscriber))
+    _core.register(relay, status: status, owner: ObjectIdentifier(subscriber))
   }
 
   /// Subscribes a closure to a selection of the state, for code that is not a class.
@@ -131,7 +131,7 @@ extension Store {
   ) -> SubscriptionToken {
     let relay = makeSubscription(
       transform, repeats: dynamicEquality(of: SelectedState.self), receive: { receive($0) })
-    return core.registerToken(relay, status: SubscriptionStatus())
+    return _core.registerToken(relay, status: SubscriptionStatus())
   }
 
   /// Subscribes a closure to an `Equatable` selection of the state.
@@ -152,7 +152,7 @@ extension Store {
     receive: @escaping @MainActor (SelectedState) -> Void
   ) -> SubscriptionToken {
     let relay = makeSubscription(transform, repeats: { $0 == $1 }, receive: { receive($0) })
-    return core.registerToken(relay, status: SubscriptionStatus())
+    return _core.registerToken(relay, status: SubscriptionStatus())
   }
 
   /// Ends the subscription of `subscriber`.
@@ -165,6 +165,6 @@ extension Store {
   /// - Parameter subscriber: The object passed to `subscribe`.
   /// - Complexity: O(1) amortized.
   public func unsubscribe(_ subscriber: AnyObject) {
-    core.removeSubscription(of: ObjectIdentifier(subscriber))
+    _core.removeSubscription(of: ObjectIdentifier(subscriber))
   }
 }

@@ -24,17 +24,17 @@ public struct Subscription<State> {
   // (1,000 subscribers selecting one field each: 126 µs per dispatch before, see the commit).
 
   /// Installs `downstream` as the receiver of this step's values.
-  @usableFromInline let attach: (_ downstream: @escaping (State) -> Void) -> Void
+  @usableFromInline let _attach: (_ downstream: @escaping (State) -> Void) -> Void
   /// Set when this step is a `select`: builds `select` followed by `skip(when:)` as one step,
   /// which saves a call and an allocation per subscription (the common `select` + automatic
   /// skip-repeats).
-  @usableFromInline var selectThenSkip:
+  @usableFromInline var _selectThenSkip:
     ((_ skip: @escaping (State, State) -> Bool) -> Subscription<State>)?
 
   @inlinable
   init(attach: @escaping (_ downstream: @escaping (State) -> Void) -> Void) {
-    self.attach = attach
-    self.selectThenSkip = nil
+    self._attach = attach
+    self._selectThenSkip = nil
   }
 
   /// Selects a part of the state with a closure.
@@ -46,12 +46,12 @@ public struct Subscription<State> {
     _ selector: @escaping (State) -> Substate
   ) -> Subscription<Substate> {
     var selection = Subscription<Substate> { downstream in
-      self.attach { downstream(selector($0)) }
+      self._attach { downstream(selector($0)) }
     }
-    selection.selectThenSkip = { predicate in
+    selection._selectThenSkip = { predicate in
       Subscription<Substate> { downstream in
         let previous = PreviousValue<Substate>.make()
-        self.attach { state in
+        self._attach { state in
           let new = selector(state)
           if let old = previous.exchange(new), predicate(old, new) { return }
           downstream(new)
@@ -75,7 +75,7 @@ public struct Subscription<State> {
     Substate
   > {
     Subscription<Substate> { downstream in
-      self.attach { downstream($0[keyPath: keyPath]) }
+      self._attach { downstream($0[keyPath: keyPath]) }
     }
   }
 
@@ -99,10 +99,10 @@ public struct Subscription<State> {
   @inlinable public func skip(when predicate: @escaping (_ old: State, _ new: State) -> Bool)
     -> Subscription<State>
   {
-    if let selectThenSkip { return selectThenSkip(predicate) }
+    if let _selectThenSkip { return _selectThenSkip(predicate) }
     return Subscription { downstream in
       let previous = PreviousValue<State>.make()
-      self.attach { new in
+      self._attach { new in
         if let old = previous.exchange(new), predicate(old, new) { return }
         downstream(new)
       }

@@ -77,7 +77,7 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
 /// compact, so subscribing and unsubscribing cost O(1) amortized however many subscriptions stand.
 @usableFromInline
 struct Registry<State: Sendable>: Sendable {
-  @usableFromInline private(set) var entries: [SubscriptionEntry<State>] = []
+  @usableFromInline private(set) var _entries: [SubscriptionEntry<State>] = []
   private var byOwner: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
   /// Closure subscriptions, by their status: a token names its subscription by the status it
   /// holds strongly, because a weak reference to the entry would put every retain and release of
@@ -85,7 +85,7 @@ struct Registry<State: Sendable>: Sendable {
   private var byStatus: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
   private var inactiveCount = 0
 
-  var activeCount: Int { entries.count - inactiveCount }
+  var activeCount: Int { _entries.count - inactiveCount }
 
   @usableFromInline
   init() {}
@@ -101,7 +101,7 @@ struct Registry<State: Sendable>: Sendable {
     } else {
       byStatus[ObjectIdentifier(entry.status)] = entry
     }
-    entries.append(entry)
+    _entries.append(entry)
     return replaced
   }
 
@@ -138,8 +138,8 @@ struct Registry<State: Sendable>: Sendable {
     entry.status.markGone()
     guard !entry.status._isRemoved.exchange(true, ordering: .relaxed) else { return false }
     inactiveCount += 1
-    if inactiveCount >= 32, inactiveCount * 2 >= entries.count {
-      entries.removeAll { $0.status._isRemoved.load(ordering: .relaxed) }
+    if inactiveCount >= 32, inactiveCount * 2 >= _entries.count {
+      _entries.removeAll { $0.status._isRemoved.load(ordering: .relaxed) }
       inactiveCount = 0
     }
     return true

@@ -3,14 +3,14 @@ import Dispatch
 /// The first step of a subscription: hands the store's states to the steps the transform added.
 @usableFromInline
 final class SubscriptionRelay<State> {
-  @usableFromInline var downstream: (State) -> Void = { _ in }
+  @usableFromInline var _downstream: (State) -> Void = { _ in }
 
   @inlinable
   init() {}
 
   @inlinable
   var subscription: Subscription<State> {
-    Subscription { self.downstream = $0 }
+    Subscription { self._downstream = $0 }
   }
 }
 
@@ -51,14 +51,14 @@ extension StoreCore {
   private func add(
     _ relay: SubscriptionRelay<State>, status: SubscriptionStatus, owner: ObjectIdentifier?
   ) {
-    reduction.checkNotReducing(.method("subscribe"))
+    _reduction.checkNotReducing(.method("subscribe"))
     countSubscriptions(by: 1)
-    guard let (state, version) = reduction.snapshot else { Misuse.noState() }
+    guard let (state, version) = _reduction.snapshot else { Misuse.noState() }
     let isMainQueue = MainQueue.isCurrent
     let entry = SubscriptionEntry<State>(
       owner: owner, status: status, startVersion: isMainQueue ? version : .max,
-      receive: relay.downstream)
-    if registry.withLock({ $0.add(entry) }) != nil {
+      receive: relay._downstream)
+    if _registry.withLock({ $0.add(entry) }) != nil {
       countSubscriptions(by: -1)
     }
     guard isMainQueue else {
@@ -67,16 +67,16 @@ extension StoreCore {
       }
       return
     }
-    mainLoop.deliverFirst(self, to: entry, state, version: version)
+    _mainLoop.deliverFirst(self, to: entry, state, version: version)
   }
 
   /// Delivers the newest state to a subscription made off the main queue.
   @MainActor
   private func deliverFirstState(to entry: SubscriptionEntry<State>) {
     guard entry.status._isActive.load(ordering: .acquiring),
-      let (state, version) = reduction.snapshot
+      let (state, version) = _reduction.snapshot
     else { return }
-    mainLoop.deliverFirst(self, to: entry, state, version: version)
+    _mainLoop.deliverFirst(self, to: entry, state, version: version)
   }
 
   /// Registers a closure subscription and returns the token that ends it.
@@ -94,28 +94,28 @@ extension StoreCore {
   }
 
   func removeSubscription(of owner: ObjectIdentifier) {
-    reduction.checkNotReducing(.method("unsubscribe"))
-    if registry.withLock({ $0.remove(owner: owner) }) {
+    _reduction.checkNotReducing(.method("unsubscribe"))
+    if _registry.withLock({ $0.remove(owner: owner) }) {
       countSubscriptions(by: -1)
     }
   }
 
   func removeSubscription(status: SubscriptionStatus) {
-    if registry.withLock({ $0.remove(status: status) }) {
+    if _registry.withLock({ $0.remove(status: status) }) {
       countSubscriptions(by: -1)
     }
   }
 
   @usableFromInline
   func remove(_ entry: SubscriptionEntry<State>) {
-    if registry.withLock({ $0.remove(entry) }) {
+    if _registry.withLock({ $0.remove(entry) }) {
       countSubscriptions(by: -1)
     }
   }
 
   /// Changes the subscription count and tells the occupancy observer when it crosses zero.
   private func countSubscriptions(by delta: Int) {
-    let old = subscriptionCount.add(delta, ordering: .sequentiallyConsistent).oldValue
+    let old = _subscriptionCount.add(delta, ordering: .sequentiallyConsistent).oldValue
     guard (old == 0) != (old + delta == 0) else { return }
     _occupancyObserver.withLock { $0 }?()
   }

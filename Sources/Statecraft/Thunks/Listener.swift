@@ -23,14 +23,14 @@
 public struct Listener<State: Sendable>: Sendable {
   /// Whether the listener may start for `action`: a test that needs no state, and no generic
   /// code (its metadata lookups cost more than the rest of a dispatch).
-  @usableFromInline let mayStart: @Sendable (any Action) -> Bool
+  @usableFromInline let _mayStart: @Sendable (any Action) -> Bool
   /// Returns the thunk to start for an action, given the states before and after it.
-  @usableFromInline let start:
+  @usableFromInline let _start:
     @Sendable (_ action: any Action, _ before: () -> State?, _ after: () -> State?) -> Thunk<
       State
     >?
   /// Whether the listener compares states, so the middleware reads the state before the action.
-  @usableFromInline let needsPreviousState: Bool
+  @usableFromInline let _needsPreviousState: Bool
 
   /// Starts `effect` after each reduced action of type `type` that `predicate` accepts.
   ///
@@ -55,12 +55,12 @@ public struct Listener<State: Sendable>: Sendable {
     let listened = ObjectIdentifier(Listened.self)
     let isClass = Listened.self is AnyObject.Type
     return Listener(
-      mayStart: { action in isClass || ObjectIdentifier(Swift.type(of: action)) == listened },
-      start: { action, _, _ in
+      _mayStart: { action in isClass || ObjectIdentifier(Swift.type(of: action)) == listened },
+      _start: { action, _, _ in
         guard let action = action as? Listened, predicate(action) else { return nil }
         return Thunk(id: id, policy: policy) { context in try await effect(action, context) }
       },
-      needsPreviousState: false)
+      _needsPreviousState: false)
   }
 
   /// Starts `effect` after each action for which `predicate` holds on the states before and
@@ -80,14 +80,14 @@ public struct Listener<State: Sendable>: Sendable {
     _ effect: @escaping @Sendable (ThunkContext<State>) async throws -> Void
   ) -> Listener {
     Listener(
-      mayStart: { _ in true },
-      start: { _, before, after in
+      _mayStart: { _ in true },
+      _start: { _, before, after in
         guard let previous = before(), let current = after(), predicate(previous, current) else {
           return nil
         }
         return Thunk(id: id, policy: policy, effect)
       },
-      needsPreviousState: true)
+      _needsPreviousState: true)
   }
 }
 
@@ -111,14 +111,14 @@ public func createListenerMiddleware<State: Sendable>(_ listeners: Listener<Stat
   // The loop runs over non-generic closures: in this generic function, iterating the listeners
   // themselves looked up generic metadata on every dispatch (callgrind: about 970 instructions a
   // dispatch for one listener that matched nothing).
-  let mayStart = listeners.map(\.mayStart)
-  guard listeners.contains(where: \.needsPreviousState) else {
+  let mayStart = listeners.map(\._mayStart)
+  guard listeners.contains(where: \._needsPreviousState) else {
     return { dispatch, getState in
       { next in
         { action in
           next(action)
           for (index, mayStart) in mayStart.enumerated() where mayStart(action) {
-            if let thunk = listeners[index].start(action, { nil }, getState) { dispatch(thunk) }
+            if let thunk = listeners[index]._start(action, { nil }, getState) { dispatch(thunk) }
           }
         }
       }
@@ -130,7 +130,7 @@ public func createListenerMiddleware<State: Sendable>(_ listeners: Listener<Stat
         let before = getState()
         next(action)
         for (index, mayStart) in mayStart.enumerated() where mayStart(action) {
-          if let thunk = listeners[index].start(action, { before }, getState) { dispatch(thunk) }
+          if let thunk = listeners[index]._start(action, { before }, getState) { dispatch(thunk) }
         }
       }
     }

@@ -20,7 +20,7 @@ extension Store {
   ///   task.
   @discardableResult
   public func dispatch(_ thunk: Thunk<State>) -> ThunkTask<Void> {
-    thunks.run(thunk, on: .store(core), parent: nil)
+    _thunks.run(thunk, on: .store(_core), parent: nil)
   }
 
   /// Runs a thunk that produces a value, dispatching its lifecycle actions, and returns its
@@ -35,7 +35,7 @@ extension Store {
   /// - Complexity: O(1) plus one dispatch of the `pending` action; the body runs in a new task.
   @discardableResult
   public func dispatch<Value>(_ thunk: AsyncThunk<State, Value>) -> ThunkTask<Value> {
-    thunks.run(thunk, on: .store(core), parent: nil)
+    _thunks.run(thunk, on: .store(_core), parent: nil)
   }
 
   /// Cancels every running thunk with the identifier `id`.
@@ -46,7 +46,7 @@ extension Store {
   /// - Parameter id: The identifier the thunks were created with.
   /// - Complexity: O(r) for r running thunks.
   public func cancelThunks(id: ThunkID) {
-    thunks.cancel(id: id)
+    _thunks.cancel(id: id)
   }
 
   /// The values thunks read through ``ThunkContext/environment``, such as services.
@@ -58,8 +58,8 @@ extension Store {
   /// ```
   /// - Complexity: O(1): a lock and a copy of the environment's dictionary (a reference count).
   public var thunkEnvironment: ThunkEnvironment {
-    get { thunks.environment }
-    set { thunks.environmentStorage.withLock { $0 = newValue } }
+    get { _thunks.environment }
+    set { _thunks.environmentStorage.withLock { $0 = newValue } }
   }
 
   /// Receives the errors thunks throw, other than cancellation.
@@ -69,8 +69,8 @@ extension Store {
   /// prints it in debug builds; set `nil` to ignore errors.
   /// - Complexity: O(1).
   public var thunkErrorHandler: (@Sendable (any Error) -> Void)? {
-    get { thunks.errorHandler.withLock { $0 } }
-    set { thunks.errorHandler.withLock { $0 = newValue } }
+    get { _thunks.errorHandler.withLock { $0 } }
+    set { _thunks.errorHandler.withLock { $0 = newValue } }
   }
 }
 

@@ -51,7 +51,7 @@ extension ThunkContext {
   ) async throws -> any Action {
     try checkCancellation()
     // The listeners, not the core: a thunk waiting here must not keep a released store alive.
-    guard let listeners = core?.reduction.listeners else { throw CancellationError() }
+    guard let listeners = core?._reduction._listeners else { throw CancellationError() }
     return try await withTimeout(timeout) {
       try await listeners.wait(where: predicate)
     }
@@ -79,11 +79,11 @@ extension ThunkContext {
     timeout: Interval? = nil
   ) async throws {
     try checkCancellation()
-    guard let core, let listeners = Optional(core.reduction.listeners) else {
+    guard let core, let listeners = Optional(core._reduction._listeners) else {
       throw CancellationError()
     }
     let holds: @Sendable () -> Bool = { [weak core] in
-      core?.reduction.stateIfAny.map(predicate) ?? false
+      core?._reduction.stateIfAny.map(predicate) ?? false
     }
     if holds() { return }
     _ = try await withTimeout(timeout) {

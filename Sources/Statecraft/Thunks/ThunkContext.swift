@@ -50,7 +50,7 @@ public struct ThunkContext<State: Sendable>: Sendable {
   /// - Complexity: O(1) to get; each call reads ``Store/state``.
   public var getState: GetState<State> {
     if let handed { return handed.getState }
-    return { [weak core] in core?.reduction.stateIfAny }
+    return { [weak core] in core?._reduction.stateIfAny }
   }
 
   /// The committed state; `nil` once the store is gone.

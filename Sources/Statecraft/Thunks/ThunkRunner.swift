@@ -225,7 +225,7 @@ enum ThunkTarget<State: Sendable>: Sendable {
   case handed(dispatch: DispatchFunction, getState: GetState<State>)
 
   func checkNotReducing(_ call: String) {
-    if case .store(let core) = self { core.reduction.checkNotReducing(.method(call)) }
+    if case .store(let core) = self { core._reduction.checkNotReducing(.method(call)) }
   }
 
   /// Dispatches the actions the runner itself sends, such as lifecycle actions.
