@@ -18,68 +18,104 @@ final class Lock: @unchecked Sendable {
   // @unchecked Sendable: the pointer is set once in init and the _mutex it points to is made to
   // be shared between threads.
   #if canImport(Darwin)
-    @usableFromInline let _mutex = UnsafeMutablePointer<os_unfair_lock>.allocate(capacity: 1)
+    @usableFromInline typealias Primitive = os_unfair_lock
   #else
-    @usableFromInline let _mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    @usableFromInline typealias Primitive = pthread_mutex_t
   #endif
+
+  @usableFromInline let _mutex = UnsafeMutablePointer<Primitive>.allocate(capacity: 1)
 
   @usableFromInline
   init() {
-    #if canImport(Darwin)
-      _mutex.initialize(to: os_unfair_lock())
-    #else
-      _mutex.initialize(to: pthread_mutex_t())
-      pthread_mutex_init(_mutex, nil)
-    #endif
+    Self.initialize(_mutex)
   }
 
   deinit {
-    #if !canImport(Darwin)
-      pthread_mutex_destroy(_mutex)
-    #endif
-    _mutex.deinitialize(count: 1)
+    Self.destroy(_mutex)
     _mutex.deallocate()
   }
 
   @inlinable
   func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
-    #if canImport(Darwin)
-      os_unfair_lock_lock(_mutex)
-      defer { os_unfair_lock_unlock(_mutex) }
-    #else
-      pthread_mutex_lock(_mutex)
-      defer { pthread_mutex_unlock(_mutex) }
-    #endif
+    Self.lock(_mutex)
+    defer { Self.unlock(_mutex) }
     return try body()
+  }
+
+  @usableFromInline
+  static func initialize(_ mutex: UnsafeMutablePointer<Primitive>) {
+    #if canImport(Darwin)
+      mutex.initialize(to: os_unfair_lock())
+    #else
+      mutex.initialize(to: pthread_mutex_t())
+      pthread_mutex_init(mutex, nil)
+    #endif
+  }
+
+  @usableFromInline
+  static func destroy(_ mutex: UnsafeMutablePointer<Primitive>) {
+    #if !canImport(Darwin)
+      pthread_mutex_destroy(mutex)
+    #endif
+    mutex.deinitialize(count: 1)
+  }
+
+  @inlinable
+  static func lock(_ mutex: UnsafeMutablePointer<Primitive>) {
+    #if canImport(Darwin)
+      os_unfair_lock_lock(mutex)
+    #else
+      pthread_mutex_lock(mutex)
+    #endif
+  }
+
+  @inlinable
+  static func unlock(_ mutex: UnsafeMutablePointer<Primitive>) {
+    #if canImport(Darwin)
+      os_unfair_lock_unlock(mutex)
+    #else
+      pthread_mutex_unlock(mutex)
+    #endif
   }
 }
 
-/// A value that is only read and written while holding its own ``Lock``.
+/// A value that is only read and written while holding its own lock.
 ///
-/// The value sits behind a pointer: as a stored `var` of a class, every `withLock` would also
-/// pay for a run-time exclusivity check, which the lock makes redundant.
+/// The value and the platform mutex share one heap object (a `ManagedBuffer`): a `Locked` costs
+/// one allocation, where a class holding a ``Lock`` and a pointer to the value cost four (the
+/// object, the lock, the mutex, the value), which a thunk run paid for its links on every run.
+/// The value is reached through a pointer: as a stored `var` of a class, every `withLock` would
+/// also pay for a run-time exclusivity check, which the lock makes redundant.
 @usableFromInline
-final class Locked<Value> {
-  @usableFromInline let _lock = Lock()
-  @usableFromInline let _value: UnsafeMutablePointer<Value>
+struct Locked<Value> {
+  @usableFromInline let _buffer: ManagedBuffer<Value, Lock.Primitive>
 
-  @usableFromInline
+  @inlinable
   init(_ value: Value) {
-    _value = .allocate(capacity: 1)
-    _value.initialize(to: value)
-  }
-
-  deinit {
-    _value.deinitialize(count: 1)
-    _value.deallocate()
+    _buffer = _LockedBuffer<Value>.create(minimumCapacity: 1) { buffer in
+      buffer.withUnsafeMutablePointerToElements { Lock.initialize($0) }
+      return value
+    }
   }
 
   @inlinable
   func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-    try _lock.withLock { try body(&_value.pointee) }
+    try _buffer.withUnsafeMutablePointers { value, mutex in
+      Lock.lock(mutex)
+      defer { Lock.unlock(mutex) }
+      return try body(&value.pointee)
+    }
   }
 }
 
-// Only for `Sendable` values, which the lock then hands from thread to thread. @unchecked: `value`
-// is touched only inside `withLock`, which holds `lock`.
+/// The storage of a ``Locked``: its value as the header, the mutex as the one element.
+@usableFromInline
+final class _LockedBuffer<Value>: ManagedBuffer<Value, Lock.Primitive> {
+  deinit {
+    withUnsafeMutablePointerToElements { Lock.destroy($0) }
+  }
+}
+
+// Only for `Sendable` values, which the lock then hands from thread to thread. @unchecked: the
+// value is touched only inside `withLock`, which holds the mutex beside it.
 extension Locked: @unchecked Sendable where Value: Sendable {}
