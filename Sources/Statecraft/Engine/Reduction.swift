@@ -31,7 +31,8 @@ final class Reduction<State: Sendable>: Sendable {
   @usableFromInline let _reduce: Reduce
   /// The thread running the reducer, or 0: lets every store method stop when a reducer calls it.
   @usableFromInline let _reducingThread: AtomicCell<UInt>
-  @usableFromInline let _reducingAction: Slot<(any Action.Type)?>
+  /// The address of the action being reduced, or 0; read only for a misuse message.
+  @usableFromInline let _reducingAction: Slot<UInt>
   @usableFromInline let _listeners: ActionListeners
   /// For a scope: reads the root's committed state through the scope's key path, with the
   /// root's version, instead of a committed state of its own (`nil` once the root is gone).
@@ -46,7 +47,7 @@ final class Reduction<State: Sendable>: Sendable {
     _source = source
     _committed = Locked(Committed(state: state))
     _reducingThread = AtomicCell<UInt>(0)
-    _reducingAction = Slot(nil)
+    _reducingAction = Slot(0)
     _listeners = ActionListeners()
   }
 
@@ -69,7 +70,8 @@ final class Reduction<State: Sendable>: Sendable {
   @inlinable
   func checkNotReducing(_ call: @autoclosure () -> Misuse.StoreCall) {
     if _reducingThread.load(ordering: .relaxed) == currentThreadID() {
-      Misuse.calledFromReducer(call(), reducing: _reducingAction._pointer.pointee)
+      let action = UnsafePointer<any Action>(bitPattern: _reducingAction._pointer.pointee)
+      Misuse.calledFromReducer(call(), reducing: action.map { type(of: $0.pointee) })
     }
   }
 
@@ -109,17 +111,21 @@ final class Reduction<State: Sendable>: Sendable {
   @inlinable
   func commitLocked(_ committed: inout Committed, _ action: any Action, thread: UInt) -> UInt64 {
     _reducingThread.store(thread, ordering: .relaxed)
-    _reducingAction._pointer.pointee = type(of: action)
-    switch _reduce {
-    case .returning(let reducer):
-      committed._state = reducer(action, committed._state.take())
-    case .inPlace(let reducer):
-      guard var state = committed._state.take() else { Misuse.noState() }
-      reducer(&state, action)
-      committed._state = state
+    // The action's address, not `type(of: action)`: that is a runtime call (53 instructions a
+    // dispatch, callgrind), for a message that is almost never written.
+    withUnsafePointer(to: action) { address in
+      _reducingAction._pointer.pointee = UInt(bitPattern: address)
+      switch _reduce {
+      case .returning(let reducer):
+        committed._state = reducer(action, committed._state.take())
+      case .inPlace(let reducer):
+        guard var state = committed._state.take() else { Misuse.noState() }
+        reducer(&state, action)
+        committed._state = state
+      }
     }
     _reducingThread.store(0, ordering: .relaxed)
-    _reducingAction._pointer.pointee = nil
+    _reducingAction._pointer.pointee = 0
     committed._version &+= 1
     if _listeners._observerCount.load(ordering: .relaxed) > 0 {
       _listeners.notifyObservers(action)

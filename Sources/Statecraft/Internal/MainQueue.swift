@@ -1,4 +1,5 @@
 import Dispatch
+import StatecraftAtomics
 
 /// Answers "is this code running on the main dispatch queue?".
 ///
@@ -7,15 +8,16 @@ import Dispatch
 /// `DispatchQueue.main` is visible exactly while the main queue runs, on every platform.
 @usableFromInline
 package enum MainQueue {
-  private static let key: DispatchSpecificKey<UInt8> = {
+  /// The address libdispatch knows the key by, the key object's, which is never released.
+  private static let key: UInt = {
     let key = DispatchSpecificKey<UInt8>()
     DispatchQueue.main.setSpecific(key: key, value: 1)
-    return key
+    return UInt(bitPattern: Unmanaged.passRetained(key).toOpaque())
   }()
 
   @usableFromInline
   package static var isCurrent: Bool {
-    DispatchQueue.getSpecific(key: key) != nil
+    sc_queue_has_specific(UnsafeRawPointer(bitPattern: key)) != 0
   }
 
   /// Stops, in debug builds, if this is not the main queue: checks C17's promise that a
