@@ -259,10 +259,13 @@ public final class Store<State: Sendable>: Sendable {
   /// - Complexity: O(1) plus the middleware and the reducer, from any thread: the store keeps no
   ///   backlog of states. On the main queue add one notification round, O(s) for s subscriptions.
   @_disfavoredOverload
-  @inlinable
+  @inlinable @inline(__always)
   public func dispatch(_ action: any Action) {
     // Disfavored so that a thunk, which is also an action, picks its own overload that returns
     // a task: the generic `AsyncThunk` overload would otherwise lose to this non-generic one.
+    // Always inlined, as `StoreCore.dispatch(_:)` is, down to `dispatch(at:)`: a function that
+    // takes the action as `any Action` would be specialized for its dynamic type and box it
+    // again (see `StoreCore.dispatch(at:)`).
     _core.dispatch(action)
   }
 

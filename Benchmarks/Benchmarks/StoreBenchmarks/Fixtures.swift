@@ -13,6 +13,12 @@ extension Benchmark.Configuration {
 
 struct Tick: Action {}
 
+/// An action too large for an existential's inline buffer (three words): held as `any Action`,
+/// it lives in a box of its own.
+struct WideAction: Action {
+  var a, b, c, d: Int
+}
+
 func counterReducer(action: Action, state: Int?) -> Int {
   (state ?? 0) &+ 1
 }

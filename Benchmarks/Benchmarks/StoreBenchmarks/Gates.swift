@@ -27,6 +27,20 @@ func gateBenchmarks() {
       blackHole(store.state)
     }
   }
+  // An action over three words that the caller holds as `any Action`, as actions from an array,
+  // a middleware or a thunk are: the engine passes it on by address and never boxes it again
+  // (it did, three times a dispatch, before issue 11's round trip work).
+  let boxed = [("gate_a_boxed_action", stores[0].make), ("gate_d_boxed_action", stores[1].make)]
+  for (name, make) in boxed {
+    Benchmark(name, configuration: gate) { benchmark in
+      let store = make()
+      let actions: [any Action] = (0..<10_000).map { WideAction(a: $0, b: 1, c: 2, d: 3) }
+      benchmark.startMeasurement()
+      for action in actions { store.dispatch(action) }
+      benchmark.stopMeasurement()
+      blackHole(store.state)
+    }
+  }
   let largeStores: [(name: String, make: @Sendable () -> Store<LargeState>)] = [
     ("gate_f_in_place", { Store(reducer: largeInPlaceReducer, state: LargeState(count: 100_000)) }),
     (

@@ -84,9 +84,17 @@ final class Reduction<State: Sendable>: Sendable {
   @inlinable @inline(__always)
   @discardableResult
   func commit(_ action: any Action, thread: UInt) -> UInt64 {
-    let version = _committed.withLock { commitLocked(&$0, action, thread: thread) }
+    withUnsafePointer(to: action) { commit(at: $0, thread: thread) }
+  }
+
+  /// ``commit(_:thread:)`` for the action at `action`, which the dispatch path passes by address
+  /// (see `StoreCore.dispatch(at:)`).
+  @inlinable @inline(__always)
+  @discardableResult
+  func commit(at action: UnsafePointer<any Action>, thread: UInt) -> UInt64 {
+    let version = _committed.withLock { commitLocked(&$0, at: action, thread: thread) }
     if _listeners._count.load(ordering: .relaxed) > 0 {
-      _listeners.notify(action)
+      _listeners.notify(action.pointee)
     }
     return version
   }
@@ -108,27 +116,32 @@ final class Reduction<State: Sendable>: Sendable {
   }
 
   /// Reduces `action` into `committed`, which the caller has locked.
-  @inlinable
+  @inlinable @inline(__always)
   func commitLocked(_ committed: inout Committed, _ action: any Action, thread: UInt) -> UInt64 {
+    withUnsafePointer(to: action) { commitLocked(&committed, at: $0, thread: thread) }
+  }
+
+  @inlinable @inline(__always)
+  func commitLocked(
+    _ committed: inout Committed, at action: UnsafePointer<any Action>, thread: UInt
+  ) -> UInt64 {
     _reducingThread.store(thread, ordering: .relaxed)
     // The action's address, not `type(of: action)`: that is a runtime call (53 instructions a
     // dispatch, callgrind), for a message that is almost never written.
-    withUnsafePointer(to: action) { address in
-      _reducingAction._pointer.pointee = UInt(bitPattern: address)
-      switch _reduce {
-      case .returning(let reducer):
-        committed._state = reducer(action, committed._state.take())
-      case .inPlace(let reducer):
-        guard var state = committed._state.take() else { Misuse.noState() }
-        reducer(&state, action)
-        committed._state = state
-      }
+    _reducingAction._pointer.pointee = UInt(bitPattern: action)
+    switch _reduce {
+    case .returning(let reducer):
+      committed._state = reducer(action.pointee, committed._state.take())
+    case .inPlace(let reducer):
+      guard var state = committed._state.take() else { Misuse.noState() }
+      reducer(&state, action.pointee)
+      committed._state = state
     }
     _reducingThread.store(0, ordering: .relaxed)
     _reducingAction._pointer.pointee = 0
     committed._version &+= 1
     if _listeners._observerCount.load(ordering: .relaxed) > 0 {
-      _listeners.notifyObservers(action)
+      _listeners.notifyObservers(action.pointee)
     }
     return committed._version
   }
