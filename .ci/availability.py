@@ -40,7 +40,8 @@ attribute = re.compile(r"^(@[A-Za-z_]+(\([^()]*(\([^()]*\)[^()]*)*\))?\s*)+")
 for module in MODULES:
     for path in glob.glob(f"{toolchain}/lib/swift/linux/{module}.swiftmodule/*-linux-gnu.swiftinterface"):
         pending = None
-        scopes = [({}, 0)]  # the availability of enclosing extensions and types, with their depth
+        # The availability and name of enclosing extensions and types, with their depth.
+        scopes = [({}, 0, "")]
         depth = 0
         for line in open(path, encoding="utf-8"):
             stripped = line.strip()
@@ -55,13 +56,22 @@ for module in MODULES:
             if match:
                 name, label = match.group(1), match.group(2)
                 key = f"{name}({label}:" if label and label != "_" and "func" in stripped else name
-                if newer(effective):
-                    new.setdefault(key, effective)
-                else:
-                    old.add(key)
+                keys = [key]
+                # A static member is also found as `Type.member`, whatever arguments a call
+                # leaves to their defaults (`Task.immediate(operation:)`).
+                if re.search(r"\bstatic\s+(func|var|let)\b", stripped) and scopes[-1][2]:
+                    keys.append(f"{scopes[-1][2]}.{name}")
+                for key in keys:
+                    if newer(effective):
+                        new.setdefault(key, effective)
+                    else:
+                        old.add(key)
             opened = stripped.count("{") - stripped.count("}")
             if opened > 0 and stripped:
-                scopes.append((effective, depth))
+                owner = re.search(
+                    r"\b(?:extension|struct|class|enum|actor|protocol)\s+(?:[A-Za-z_]+\.)*([A-Za-z_]\w*)",
+                    stripped)
+                scopes.append((effective, depth, owner.group(1) if owner else scopes[-1][2]))
             depth += opened
             while len(scopes) > 1 and depth <= scopes[-1][1]:
                 scopes.pop()

@@ -46,6 +46,25 @@ import Testing
     #expect(onMain.elements == [false, true])
   }
 
+  @Test func aThunkDispatchedOffTheMainQueueStartsBeforeDispatchReturns() async throws {
+    let store = makeStore()
+    let thunk = Thunk<TestState> { context in
+      context.dispatch(Increment())
+      await Task.yield()
+      context.dispatch(Increment())
+    }
+    let (countOnReturn, task) = await Task.detached {
+      let task = store.dispatch(thunk)
+      return (store.state.count, task)
+    }.value
+    if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+      // Started on the dispatching thread: the dispatch before its first suspension is reduced.
+      #expect(countOnReturn == 1)
+    }
+    try await task.value
+    #expect(store.state.count == 2)
+  }
+
   @Test func childThunksAreAwaitedWithTheirParent() async throws {
     let store = makeStore()
     let child = Thunk<TestState> { context in

@@ -2,7 +2,8 @@ extension Store {
   /// Runs a thunk and returns its task.
   ///
   /// The store runs thunks itself: no middleware is needed. A thunk whose body does not
-  /// `await` runs before this returns, as in ReSwift-Thunk; an `async` body runs in a new task.
+  /// `await` runs before this returns, as in ReSwift-Thunk; an `async` body runs in a new task,
+  /// which starts on the calling thread when that is not the main queue (see ``Thunk``).
   ///
   /// ```swift
   /// mainStore.dispatch(fetchFilms)                 // fire and forget
@@ -102,11 +103,11 @@ public func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     let runner = ThunkRunner()
     return { next in
       { action in
-        guard let thunk = action as? any StartedByTheStore else {
+        guard action is any StartedByTheStore else {
           next(action)
           return
         }
-        guard let thunk = thunk as? any StartableThunk<State> else {
+        guard let thunk = startable(action, for: State.self) else {
           #if DEBUG
             StatecraftDiagnostics.warn(
               """

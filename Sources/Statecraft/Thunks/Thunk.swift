@@ -28,8 +28,11 @@
 ///
 /// > Important: A body with `dispatch` and `getState` that does not `await` runs synchronously,
 /// > inside `dispatch`, on the calling thread, as in ReSwift-Thunk. An `async` body runs in a new
-/// > task, off the main actor unless the closure is `@MainActor`. Once a thunk is cancelled, the
-/// > actions it dispatches are dropped.
+/// > task, off the main actor unless the closure is `@MainActor`. Dispatched from another thread
+/// > (not the main queue, not a middleware), that task starts on the dispatching thread and runs
+/// > there until its first suspension, as `Task.immediate` does (macOS 26, iOS 26 and later;
+/// > always on Linux); what it dispatches before then is reduced before `dispatch` returns. Once
+/// > a thunk is cancelled, the actions it dispatches are dropped.
 public struct Thunk<State: Sendable>: Action {
   enum Body: Sendable {
     case immediate(

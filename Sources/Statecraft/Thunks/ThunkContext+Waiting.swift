@@ -83,7 +83,7 @@ extension ThunkContext {
       throw CancellationError()
     }
     let holds: @Sendable () -> Bool = { [weak core] in
-      core?._reduction.stateIfAny.map(predicate) ?? false
+      core?.stateFromGenericCode.map(predicate) ?? false
     }
     if holds() { return }
     _ = try await withTimeout(timeout) {

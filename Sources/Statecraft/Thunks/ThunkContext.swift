@@ -20,13 +20,23 @@ public struct ThunkContext<State: Sendable>: Sendable {
   init(run: ThunkRun, runner: ThunkRunner, target: ThunkTarget<State>) {
     self.run = run
     self.runner = runner
+    // Built once per run: as a computed property it was a closure allocated on every call of
+    // `context.dispatch(action)`.
     switch target {
     case .store(let core):
       self.core = core
       handed = nil
+      dispatch = { [weak core] action in
+        guard !run.isCancelled, let core else { return }
+        runner.dispatch(action, on: core, parent: run)
+      }
     case .handed(let dispatch, let getState):
       core = nil
       handed = (dispatch, getState)
+      self.dispatch = { action in
+        guard !run.isCancelled else { return }
+        dispatch(action)
+      }
     }
   }
 
@@ -35,28 +45,20 @@ public struct ThunkContext<State: Sendable>: Sendable {
   /// A thunk dispatched here runs as a child of this one: awaiting this thunk's ``ThunkTask``
   /// also waits for it, and cancelling this thunk cancels it.
   /// - Complexity: O(1) to get; each call is a ``Store/dispatch(_:)-(Action)``.
-  public var dispatch: DispatchFunction {
-    { [run, runner, weak core, handed] action in
-      guard !run.isCancelled else { return }
-      if let handed {
-        handed.dispatch(action)
-      } else if let core {
-        runner.dispatch(action, on: core, parent: run)
-      }
-    }
-  }
+  public let dispatch: DispatchFunction
 
   /// Reads the committed state; `nil` once the store is gone.
   /// - Complexity: O(1) to get; each call reads ``Store/state``.
   public var getState: GetState<State> {
     if let handed { return handed.getState }
-    return { [weak core] in core?._reduction.stateIfAny }
+    return { [weak core] in core?.stateFromGenericCode }
   }
 
   /// The committed state; `nil` once the store is gone.
   /// - Complexity: O(1): reads ``Store/state``.
   public var state: State? {
-    getState()
+    if let handed { return handed.getState() }
+    return core?.stateFromGenericCode
   }
 
   /// The values the store provides to thunks, such as services; see ``ThunkEnvironment``.
