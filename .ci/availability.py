@@ -68,9 +68,8 @@ for module in MODULES:
                         old.add(key)
             opened = stripped.count("{") - stripped.count("}")
             if opened > 0 and stripped:
-                owner = re.search(
-                    r"\b(?:extension|struct|class|enum|actor|protocol)\s+(?:[A-Za-z_]+\.)*([A-Za-z_]\w*)",
-                    stripped)
+                kinds = r"\b(?:extension|struct|class|enum|actor|protocol)"
+                owner = re.search(kinds + r"\s+(?:[A-Za-z_]+\.)*([A-Za-z_]\w*)", stripped)
                 scopes.append((effective, depth, owner.group(1) if owner else scopes[-1][2]))
             depth += opened
             while len(scopes) > 1 and depth <= scopes[-1][1]:

@@ -261,10 +261,11 @@ func startable<State>(_ action: any Action, for _: State.Type) -> (any Startable
   return Swift.type(of: thunk).stateType == State.self ? thunk : nil
 }
 
-/// The action types found not to be thunks. A thunk's every dispatch asks whether its action is
-/// a thunk; the cast looks the conformance up in the runtime, about 2,500 instructions with the
-/// cast itself (callgrind), where this set answers in about 200. It holds at most one entry per
-/// action type of the program.
+/// The action types found not to be thunks.
+///
+/// A thunk's every dispatch asks whether its action is a thunk; the cast looks the conformance
+/// up in the runtime, about 2,500 instructions with the cast itself (callgrind), where this set
+/// answers in about 200. It holds at most one entry per action type of the program.
 private let nonThunkTypes = Locked<Set<ObjectIdentifier>>([])
 
 extension Thunk: StartableThunk {
