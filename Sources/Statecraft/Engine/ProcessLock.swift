@@ -1,3 +1,8 @@
+// Inlinable, so that the app compiles the path of an action for its own `State`: built
+// generic in the library, a main-thread dispatch with one subscriber took 10,772 instructions
+// instead of 1,099 and allocated, a dispatch from another thread 1,637 instead of 339
+// (callgrind, Benchmarks/README.md, "Why the engine is inlinable").
+
 /// The lock held while middleware and reducer run for one action and every action it causes,
 /// with the thread that holds it and that thread's queue of re-entrant dispatches (C2, C4).
 ///

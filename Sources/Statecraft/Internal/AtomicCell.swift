@@ -1,5 +1,10 @@
 import StatecraftAtomics
 
+// Inlinable, as everything the dispatch path calls: called as library functions, these made a
+// dispatch from another thread 878 instructions instead of 339 and a main-thread dispatch
+// with one subscriber 2,020 instead of 1,099 (callgrind, Benchmarks/README.md, "Why the
+// engine is inlinable").
+
 /// The memory ordering of an atomic operation, named as in `Synchronization`.
 @usableFromInline
 package enum AtomicOrdering {

@@ -42,7 +42,7 @@ extension Store: StoreType, _StoreStateReading {
   @inlinable
   public var middleware: [Middleware<State>] {
     get { _core._middleware.withLock { $0.array } }
-    set { _core.setMiddleware(newValue) }
+    set { _core.setMiddleware(newValue) }  // inlinable down to `setMiddleware`, which says why
   }
 
   /// Subscribes an object to a selection of the state, with ReSwift's optional `transform`.

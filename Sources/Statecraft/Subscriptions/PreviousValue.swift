@@ -1,3 +1,8 @@
+// Inlinable, so that a subscription's steps are compiled for the app's state and selected
+// types: built generic in the library, a dispatch that notified 100 subscribers took 175,748
+// instructions instead of 40,101, and subscribe + unsubscribe 22,102 instead of 18,214
+// (callgrind, Benchmarks/README.md, "Why the engine is inlinable").
+
 /// The value a subscription step saw last.
 ///
 /// Kept in a buffer rather than a captured `var`: a captured `var` is checked for exclusive
