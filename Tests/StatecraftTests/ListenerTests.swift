@@ -57,6 +57,28 @@ import Testing
     #expect(store.state.count == 100)
   }
 
+  class Request: Action, @unchecked Sendable {}
+  final class Retry: Request, @unchecked Sendable {}
+
+  @Test func aListenerOfAClassHearsItsSubclassesAndAValueTypeOnlyItself() async throws {
+    let runs = Log<String>()
+    let store = makeStore(middleware: [
+      createListenerMiddleware(
+        .on(Request.self) { request, _ in runs.append("request \(type(of: request))") },
+        .on(Retry.self) { _, _ in runs.append("retry") },
+        .on(Add.self) { add, _ in runs.append("add \(add.amount)") })
+    ])
+    store.dispatch(Retry())
+    store.dispatch(Request())
+    store.dispatch(Add(amount: 2))
+    store.dispatch(Increment())
+    #expect(await eventually { runs.elements.count == 4 })
+    try await store.dispatch(Thunk<TestState> { _ in }).value
+    #expect(
+      Set(runs.elements) == ["request Retry", "retry", "request Request", "add 2"],
+      "a subclass is heard by its superclass's listener; Increment by none")
+  }
+
   @Test func effectsAreCancelledWhenTheStoreIsReleased() async {
     let clock = TestClock()
     let cancelled = Log<Bool>()
