@@ -45,6 +45,21 @@ SC_FETCH_ADD(release, __ATOMIC_RELEASE)
 SC_FETCH_ADD(acq_rel, __ATOMIC_ACQ_REL)
 SC_FETCH_ADD(seq_cst, __ATOMIC_SEQ_CST)
 
+// The number of the delivery pass in progress and of the next one (`DeliveryPass` in
+// MainLoop.swift). Touched only on the main queue, so plain variables.
+extern uint64_t sc_delivery_pass_next_value;
+extern uint64_t sc_delivery_pass_current_value;
+
+static inline uint64_t sc_delivery_pass_current(void) { return sc_delivery_pass_current_value; }
+
+static inline void sc_delivery_pass_resume(uint64_t pass) { sc_delivery_pass_current_value = pass; }
+
+static inline uint64_t sc_delivery_pass_begin(void) {
+  uint64_t pass = sc_delivery_pass_next_value++;
+  sc_delivery_pass_current_value = pass;
+  return pass;
+}
+
 // The main-queue check (`MainQueue.isCurrent`) asks libdispatch directly. Swift's
 // `DispatchQueue.getSpecific` boxes the value and casts it back, about 190 instructions a call
 // where this is about 40 (callgrind), and the store asks once per dispatch. libdispatch comes
