@@ -40,6 +40,10 @@ final class MainLoop<State: Sendable> {
     /// The actions of a `batch` whose body runs during a round.
     @usableFromInline var batchActions: [any Action]?
     @usableFromInline var deliveredVersion: UInt64 = 0
+    /// The registry's entries as of `entriesGeneration`: read again only when they changed,
+    /// which saves a lock round trip and an array's reference count a round.
+    @usableFromInline var entries: [SubscriptionEntry<State>] = []
+    @usableFromInline var entriesGeneration: UInt64 = .max
 
     @inlinable
     init() {}
@@ -195,7 +199,12 @@ final class MainLoop<State: Sendable> {
     if let expected, version != expected { return false }
     guard version > _rounds._pointer.pointee.deliveredVersion else { return true }
     _rounds._pointer.pointee.deliveredVersion = version
-    let entries = core._registry.withLock { $0._entries }
+    let generation = core._entriesGeneration.load(ordering: .acquiring)
+    if generation != _rounds._pointer.pointee.entriesGeneration {
+      _rounds._pointer.pointee.entries = core._registry.withLock { $0._entries }
+      _rounds._pointer.pointee.entriesGeneration = generation
+    }
+    let entries = _rounds._pointer.pointee.entries
     let pass = DeliveryPass.begin()
     // An index loop, not a closure: a closure here gets a run-time isolation check per round.
     for index in entries.indices {

@@ -89,11 +89,16 @@ struct Registry<State: Sendable>: Sendable {
   /// it in the notification loop on the runtime's slow path.
   private var byStatus: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
   private var inactiveCount = 0
+  /// Counts the changes of `_entries`, for the main loop's copy of them (shared with the core,
+  /// which reads it without the registry's lock).
+  private let generation: AtomicCell<UInt64>
 
   var activeCount: Int { _entries.count - inactiveCount }
 
   @usableFromInline
-  init() {}
+  init(generation: AtomicCell<UInt64>) {
+    self.generation = generation
+  }
 
   /// Adds `entry` at the end; an entry of the same owner is replaced.
   ///
@@ -107,6 +112,7 @@ struct Registry<State: Sendable>: Sendable {
       byStatus[ObjectIdentifier(entry.status)] = entry
     }
     _entries.append(entry)
+    generation.add(1, ordering: .releasing)
     return replaced
   }
 
@@ -145,6 +151,7 @@ struct Registry<State: Sendable>: Sendable {
     inactiveCount += 1
     if inactiveCount >= 32, inactiveCount * 2 >= _entries.count {
       _entries.removeAll { $0.status._isRemoved.load(ordering: .relaxed) }
+      generation.add(1, ordering: .releasing)
       inactiveCount = 0
     }
     return true
