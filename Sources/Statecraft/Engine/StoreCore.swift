@@ -48,20 +48,22 @@ final class StoreCore<State: Sendable>: Sendable {
   /// The middleware array the chain was built from, and every chain built so far.
   @usableFromInline let _middleware = Locked<(array: [Middleware<State>], boxes: [ChainBox])>(
     ([], []))
-  /// `dispatch` and the state's read compiled for the app's `State`, for the thunk layer, whose
-  /// generic code would otherwise run them unspecialized (callgrind: 3,341 instructions for a
-  /// thunk's dispatch, most of them generic metadata lookups, against about 150).
-  @usableFromInline let _specialized = Slot<Specialized?>(nil)
+  /// `dispatch` and the state's read compiled for the app's `State`, for the thunk layer.
+  ///
+  /// The thunk layer's generic code would otherwise run them unspecialized (callgrind: 3,341
+  /// instructions for a thunk's dispatch, most of them generic metadata lookups, against about
+  /// 150). The closures capture nothing: the caller passes the core it holds.
+  @usableFromInline let _specialized: Specialized
 
   @usableFromInline
   struct Specialized: Sendable {
-    @usableFromInline let _dispatch: DispatchFunction
-    @usableFromInline let _state: GetState<State>
+    @usableFromInline let _dispatch: @Sendable (StoreCore<State>, any Action) -> Void
+    @usableFromInline let _state: @Sendable (StoreCore<State>) -> State?
 
     @inlinable
-    init(dispatch: @escaping DispatchFunction, state: @escaping GetState<State>) {
-      _dispatch = dispatch
-      _state = state
+    init() {
+      _dispatch = { core, action in core.dispatch(action) }
+      _state = { core in core._reduction.stateIfAny }
     }
   }
 
@@ -86,21 +88,18 @@ final class StoreCore<State: Sendable>: Sendable {
     _mainActorHops = reducesOnMainActor ? MainActorHops() : nil
     self._automaticallySkipsRepeats = automaticallySkipsRepeats
     self._reentrantDispatchLimit = reentrantDispatchLimit
+    _specialized = Specialized()
     if !middleware.isEmpty { setMiddleware(middleware) }
-    // Unowned: whoever calls these holds the core.
-    _specialized._pointer.pointee = Specialized(
-      dispatch: { [unowned(unsafe) self] in self.dispatch($0) },
-      state: { [unowned(unsafe) self] in self._reduction.stateIfAny })
   }
 
   /// ``dispatch(_:)`` for generic code: see `_specialized`.
   func dispatchFromGenericCode(_ action: any Action) {
-    _specialized._pointer.pointee.unsafelyUnwrapped._dispatch(action)
+    _specialized._dispatch(self, action)
   }
 
   /// The committed state, for generic code: see `_specialized`.
   var stateFromGenericCode: State? {
-    _specialized._pointer.pointee.unsafelyUnwrapped._state()
+    _specialized._state(self)
   }
 
   /// The middleware chain in force, or `nil` without middleware.
