@@ -112,6 +112,66 @@ import Testing
     #expect(visible.recomputations == 0)
   }
 
+  /// A derived value whose `==` records each call.
+  struct Compared: Equatable, Sendable {
+    let value: Int
+    let comparisons: Log<Int>
+
+    static func == (lhs: Compared, rhs: Compared) -> Bool {
+      lhs.comparisons.append(1)
+      return lhs.value == rhs.value
+    }
+  }
+
+  @Test func aHitIsARepeatWithoutComparingTheValue() {
+    let store = Store(reducer: Self.reducer, state: Catalog())
+    let comparisons = Log<Int>()
+    let length = createSelector(\Catalog.prefix) {
+      Compared(value: $0.count, comparisons: comparisons)
+    }
+    let recorders = (0..<20).map { _ in RecordingSubscriber<Compared>() }
+    for recorder in recorders { store.subscribe(recorder) { $0.select(length) } }
+    for _ in 0..<10 { store.dispatch(CatalogAction.touch) }
+    #expect(comparisons.elements.isEmpty)  // 10 hits for 20 subscribers, none compared
+    #expect(recorders.allSatisfy { $0.values.map(\.value) == [1] })
+
+    store.dispatch(CatalogAction.setPrefix("R"))  // computed again, equal: compared, skipped
+    #expect(length.recomputations == 2)
+    #expect(comparisons.elements.count == 20)
+    #expect(recorders.allSatisfy { $0.values.map(\.value) == [1] })
+
+    store.dispatch(CatalogAction.setPrefix("Re"))
+    #expect(recorders.allSatisfy { $0.values.map(\.value) == [1, 2] })
+  }
+
+  @Test func anExplicitSkipRepeatsTakesTheSameShortcut() {
+    let store = Store(
+      reducer: Self.reducer, state: Catalog(), automaticallySkipsRepeats: false)
+    let comparisons = Log<Int>()
+    let length = createSelector(\Catalog.prefix) {
+      Compared(value: $0.count, comparisons: comparisons)
+    }
+    let recorder = RecordingSubscriber<Compared>()
+    store.subscribe(recorder) { $0.select(length).skipRepeats() }
+    for _ in 0..<5 { store.dispatch(CatalogAction.touch) }
+    #expect(comparisons.elements.isEmpty)
+    #expect(recorder.values.count == 1)
+  }
+
+  @Test func aPredicateOfTheAppStillSeesEveryHit() {
+    let store = Store(
+      reducer: Self.reducer, state: Catalog(), automaticallySkipsRepeats: false)
+    let visible = Self.visibleFilms()
+    let deliverAll = RecordingSubscriber<[String]>()
+    let byCount = RecordingSubscriber<[String]>()
+    store.subscribe(deliverAll) { $0.select(visible).skip(when: { _, _ in false }) }
+    store.subscribe(byCount) { $0.select(visible).only(when: { $0.count == $1.count }) }
+    for _ in 0..<3 { store.dispatch(CatalogAction.touch) }
+    #expect(deliverAll.values.count == 4)  // the first state and three hits
+    #expect(byCount.values.count == 4)
+    #expect(visible.recomputations == 1)
+  }
+
   @Test func aRoundOfAnotherStoreInsideASubscriberDoesNotLendItsValue() {
     // A subscriber of `first` dispatches to `second` on the main queue; `second`'s round, which
     // uses the same selector, runs inside `first`'s. The later subscribers of `first` must still

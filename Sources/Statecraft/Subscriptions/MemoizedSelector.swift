@@ -25,16 +25,25 @@
 /// that returns unequal values for the same state (so the cache never hits) and a derived type
 /// that is not `Equatable` (so subscribers cannot skip repeats).
 public final class MemoizedSelector<State, Output: Sendable>: Sendable {
-  private let evaluate: @Sendable (State) -> Output
+  @usableFromInline let evaluate: @Sendable (State) -> Computed<Output>
   private let counter: Locked<Int>
-  /// The value computed in the last delivery pass, and that pass; touched only on the main
+  /// The value computed for the last delivery pass, and that pass; touched only on the main
   /// queue, by subscription steps.
-  @usableFromInline let _inPass = Slot<(pass: UInt64, output: Output)?>(nil)
+  @usableFromInline let _inPass = Slot<(pass: UInt64, computed: Computed<Output>)?>(nil)
 
-  init(_ evaluate: @escaping @Sendable (State, _ recomputed: @Sendable () -> Void) -> Output) {
+  init(
+    _ evaluate: @escaping @Sendable (State, _ recomputed: @Sendable () -> Int) -> Computed<Output>
+  ) {
     let counter = Locked(0)
     self.counter = counter
-    self.evaluate = { state in evaluate(state) { counter.withLock { $0 += 1 } } }
+    self.evaluate = { state in
+      evaluate(state) {
+        counter.withLock {
+          $0 += 1
+          return $0
+        }
+      }
+    }
   }
 
   /// The derived value for `state`.
@@ -44,22 +53,23 @@ public final class MemoizedSelector<State, Output: Sendable>: Sendable {
   /// - Complexity: The inputs, read and compared; plus the derived value's computation when an
   ///   input changed.
   public func callAsFunction(_ state: State) -> Output {
-    evaluate(state)
+    evaluate(state).value
   }
 
   /// The derived value for the state being delivered on the main queue, computed once per
-  /// delivery pass for all the subscribers that select it.
+  /// delivery pass for all the subscribers that select it, with the number of the computation
+  /// that produced it.
   ///
   /// Every subscription of a pass receives the same state, so the value computed for the first
   /// is the value for all: a hit costs a comparison of two integers, not a lock and the inputs'
   /// comparison.
   @inlinable
-  func _valueInPass(_ state: State) -> Output {
+  func _computedInPass(_ state: State) -> Computed<Output> {
     let pass = DeliveryPass.current
-    if let cached = _inPass._pointer.pointee, cached.pass == pass { return cached.output }
-    let output = self(state)
-    _inPass._pointer.pointee = (pass, output)
-    return output
+    if let cached = _inPass._pointer.pointee, cached.pass == pass { return cached.computed }
+    let computed = evaluate(state)
+    _inPass._pointer.pointee = (pass, computed)
+    return computed
   }
 
   /// How many times the derived value was computed; for tests and benchmarks.
@@ -129,6 +139,21 @@ public func createSelector<
     combine: { combine($0.first.first, $0.first.second, $0.second) })
 }
 
+/// A value a memoized selector derived, and the number of the computation that produced it:
+/// two values with the same number are the same value.
+@usableFromInline
+struct Computed<Value: Sendable>: Sendable {
+  @usableFromInline let value: Value
+  /// Counts the selector's computations from 1.
+  @usableFromInline let number: Int
+
+  @usableFromInline
+  init(value: Value, number: Int) {
+    self.value = value
+    self.number = number
+  }
+}
+
 private struct Pair<First: Equatable & Sendable, Second: Equatable & Sendable>: Equatable,
   Sendable
 {
@@ -141,7 +166,7 @@ private func makeSelector<State, Inputs: Equatable & Sendable, Output: Sendable>
   inputsDescription: String,
   combine: @escaping @Sendable (Inputs) -> Output
 ) -> MemoizedSelector<State, Output> {
-  let cache = Locked<(inputs: Inputs, output: Output)?>(nil)
+  let cache = Locked<(inputs: Inputs, computed: Computed<Output>)?>(nil)
   #if DEBUG
     if dynamicEquality(of: Output.self) == nil {
       StatecraftDiagnostics.warn(
@@ -169,12 +194,11 @@ private func makeSelector<State, Inputs: Equatable & Sendable, Output: Sendable>
       }
     #endif
     if let cached = cache.withLock({ $0 }), cached.inputs == inputs {
-      return cached.output
+      return cached.computed
     }
-    let output = combine(inputs)
-    recomputed()
-    cache.withLock { $0 = (inputs, output) }
-    return output
+    let computed = Computed(value: combine(inputs), number: recomputed())
+    cache.withLock { $0 = (inputs, computed) }
+    return computed
   }
 }
 
@@ -203,6 +227,9 @@ extension Subscription {
   /// Selects a value derived by a memoized selector, shared with the other subscribers that
   /// use it.
   ///
+  /// Skipping repeats with `==` (``skipRepeats()``, or the store's automatic skip-repeats) treats
+  /// a value the selector did not compute again as a repeat without comparing it.
+  ///
   /// - Parameter selector: The selector.
   /// - Returns: A subscription that delivers the derived value.
   /// - Complexity: In a notification round, the selector runs once for all the subscriptions that
@@ -210,6 +237,19 @@ extension Subscription {
   @inlinable public func select<Output>(_ selector: MemoizedSelector<State, Output>)
     -> Subscription<Output>
   {
-    select { selector._valueInPass($0) }
+    var selection = select { selector._computedInPass($0).value }
+    selection._selectThenSkipEqual = { isEqual in
+      Subscription<Output> { downstream in
+        let previous = PreviousValue<Output>.make()
+        self._attach { state in
+          let computed = selector._computedInPass(state)
+          // The computation this step saw last: the same value, so a repeat.
+          guard previous.exchangeTag(computed.number) != computed.number else { return }
+          if let old = previous.exchange(computed.value), isEqual(old, computed.value) { return }
+          downstream(computed.value)
+        }
+      }
+    }
+    return selection
   }
 }

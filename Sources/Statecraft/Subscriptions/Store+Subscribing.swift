@@ -86,7 +86,7 @@ extension Store {
     let relay = SubscriptionRelay<State>()
     var selection = transform(relay.subscription)
     if _core._automaticallySkipsRepeats, let repeats {
-      selection = selection.skipRepeats(repeats)
+      selection = selection._skipEqual(repeats)
     }
     selection._attach(receive)
     return relay

@@ -35,11 +35,23 @@ public struct Subscription<State> {
   /// skip-repeats).
   @usableFromInline var _selectThenSkip:
     ((_ skip: @escaping (State, State) -> Bool) -> Subscription<State>)?
+  /// Set when this step selects with a memoized selector: builds it followed by skipping values
+  /// equal to the previous one as one step that knows an unchanged computation is a repeat.
+  @usableFromInline var _selectThenSkipEqual:
+    ((_ isEqual: @escaping (State, State) -> Bool) -> Subscription<State>)?
 
   @inlinable
   init(attach: @escaping (_ downstream: @escaping (State) -> Void) -> Void) {
     self._attach = attach
     self._selectThenSkip = nil
+    self._selectThenSkipEqual = nil
+  }
+
+  /// Skips a value that `isEqual`, an equality, says equals the previous one.
+  @inlinable
+  func _skipEqual(_ isEqual: @escaping (State, State) -> Bool) -> Subscription<State> {
+    if let _selectThenSkipEqual { return _selectThenSkipEqual(isEqual) }
+    return skip(when: isEqual)
   }
 
   /// Selects a part of the state with a closure.
@@ -136,6 +148,6 @@ extension Subscription where State: Equatable {
   /// - Returns: A subscription that delivers only changed values.
   /// - Complexity: O(1) to build; one `==` per value this step sees.
   @inlinable public func skipRepeats() -> Subscription<State> {
-    skip(when: { $0 == $1 })
+    _skipEqual { $0 == $1 }
   }
 }
