@@ -44,6 +44,8 @@ final class MainLoop<State: Sendable> {
     /// which saves a lock round trip and an array's reference count a round.
     @usableFromInline var entries: [SubscriptionEntry<State>] = []
     @usableFromInline var entriesGeneration: UInt64 = .max
+    /// `entries`, unretained: they live as long as `entries` does.
+    @usableFromInline var unretained: [Unmanaged<SubscriptionEntry<State>>] = []
 
     @inlinable
     init() {}
@@ -203,13 +205,23 @@ final class MainLoop<State: Sendable> {
     if generation != _rounds._pointer.pointee.entriesGeneration {
       _rounds._pointer.pointee.entries = core._registry.withLock { $0._entries }
       _rounds._pointer.pointee.entriesGeneration = generation
+      _rounds._pointer.pointee.unretained = _rounds._pointer.pointee.entries.map {
+        Unmanaged.passUnretained($0)
+      }
     }
+    // `entries` keeps every entry alive for the pass (the registry changes its own copy), so the
+    // loop borrows them unretained: a retain and a release per subscriber were 40 of the 141
+    // instructions each of 1,000 subscribers cost (callgrind). The closure is `@Sendable`, so
+    // not checked for the main actor at run time on each call.
     let entries = _rounds._pointer.pointee.entries
+    let unretained = _rounds._pointer.pointee.unretained
     let pass = DeliveryPass.begin()
-    // An index loop, not a closure: a closure here gets a run-time isolation check per round.
-    for index in entries.indices {
+    for index in unretained.indices {
       DeliveryPass.resume(pass)
-      if !entries[index].deliver(state, version: version) {
+      let delivered = unretained[index]._withUnsafeGuaranteedRef { @Sendable entry in
+        entry.deliver(state, version: version)
+      }
+      if !delivered {
         core.remove(entries[index])  // the subscriber was found deallocated
       }
     }

@@ -41,7 +41,9 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
   /// The subscriber object, for `unsubscribe(_:)`; `nil` for closure subscriptions.
   nonisolated let owner: ObjectIdentifier?
   @usableFromInline nonisolated let _status: SubscriptionStatus
-  @usableFromInline let _receive: (State) -> Void
+  /// The composed steps; called only on the main queue, by `deliver` and `deliverInitial`.
+  // nonisolated(unsafe): see `deliver`.
+  @usableFromInline nonisolated(unsafe) let _receive: (State) -> Void
 
   nonisolated var status: SubscriptionStatus { _status }
 
@@ -59,8 +61,13 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
   /// no longer active.
   ///
   /// Returns `false` if the subscription turned out to be gone.
+  ///
+  /// Called only by the main loop, on the main queue. Nonisolated so that the loop can call it
+  /// through an unretained reference from a `@Sendable` closure: a closure isolated to the main
+  /// actor is checked at run time on every call.
   @inlinable
-  func deliver(_ state: State, version: UInt64) -> Bool {
+  nonisolated func deliver(_ state: State, version: UInt64) -> Bool {
+    assert(MainQueue.isCurrent, "a subscription delivers only on the main queue")
     if _status._isActive.load(ordering: .acquiring) {
       guard version > _status._startVersion.load(ordering: .relaxed) else { return true }
       _receive(state)
