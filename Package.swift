@@ -21,7 +21,9 @@ let package = Package(
   targets: [
     // The engine's atomics: compiler builtins, because Synchronization.Atomic needs iOS 18.
     .target(name: "StatecraftAtomics"),
-    .target(name: "Statecraft", dependencies: ["StatecraftAtomics"]),
+    .target(
+      name: "Statecraft", dependencies: ["StatecraftAtomics"],
+      swiftSettings: [.enableUpcomingFeature("ImmutableWeakCaptures")]),
     .target(name: "StatecraftTesting", dependencies: ["Statecraft", "StatecraftTools"]),
     // Observation and Combine bridges: the core imports only the standard library, Dispatch and
     // Synchronization.
