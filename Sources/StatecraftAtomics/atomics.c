@@ -1,5 +1,7 @@
-// The operations are all static inline in the header; the delivery pass numbers live here.
+// The operations are all static inline in the header; the delivery pass numbers and the
+// main queue's key live here.
 #include "StatecraftAtomics.h"
 
 uint64_t sc_delivery_pass_next_value = 1;
 uint64_t sc_delivery_pass_current_value = 0;
+uint64_t sc_main_queue_key_value = 0;

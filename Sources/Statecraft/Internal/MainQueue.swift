@@ -12,12 +12,22 @@ package enum MainQueue {
   private static let key: UInt = {
     let key = DispatchSpecificKey<UInt8>()
     DispatchQueue.main.setSpecific(key: key, value: 1)
-    return UInt(bitPattern: Unmanaged.passRetained(key).toOpaque())
+    let address = UInt(bitPattern: Unmanaged.passRetained(key).toOpaque())
+    sc_publish_main_queue_key(UInt64(address))
+    return address
   }()
 
   @usableFromInline
   package static var isCurrent: Bool {
-    sc_queue_has_specific(UnsafeRawPointer(bitPattern: key)) != 0
+    var key = UInt(sc_main_queue_key())
+    if key == 0 { key = publishedKey() }
+    return sc_queue_has_specific(UnsafeRawPointer(bitPattern: key)) != 0
+  }
+
+  /// Sets the key on the main queue the first time, and returns its address.
+  @usableFromInline
+  static func publishedKey() -> UInt {
+    key
   }
 
   /// Stops, in debug builds, if this is not the main queue: checks C17's promise that a
