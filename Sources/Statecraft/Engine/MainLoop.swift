@@ -130,17 +130,25 @@ final class MainLoop<State: Sendable> {
   /// (callgrind: one allocation and about 370 instructions a dispatch). The conversion drops
   /// only the isolation from the function's type, which does not change how it is called.
   @inlinable
-  nonisolated static func runRoundOnMainQueue(_ core: StoreCore<State>) {
-    let run: @MainActor (StoreCore<State>) -> Void = { $0._mainLoop.runRound($0) }
-    unsafeBitCast(run, to: ((StoreCore<State>) -> Void).self)(core)
+  nonisolated static func runRoundOnMainQueue(
+    _ core: StoreCore<State>, committed: Reduction<State>.Snapshot? = nil
+  ) {
+    let run: @MainActor (StoreCore<State>, Reduction<State>.Snapshot?) -> Void = {
+      $0._mainLoop.runRound($0, committed: $1)
+    }
+    unsafeBitCast(run, to: ((StoreCore<State>, Reduction<State>.Snapshot?) -> Void).self)(
+      core, committed)
   }
 
   /// Delivers the newest committed state if it is newer than the last delivered, then runs the
   /// chain of actions subscribers dispatch.
   ///
   /// Does nothing when a round already runs: that round delivers the newest state.
+  ///
+  /// - Parameter committed: The state a dispatch on the main queue just committed, and its
+  ///   version, delivered instead of the newest (C7); `nil` to read the newest.
   @inlinable
-  func runRound(_ core: StoreCore<State>) {
+  func runRound(_ core: StoreCore<State>, committed: Reduction<State>.Snapshot? = nil) {
     guard !_isRunning else { return }
     if _isRoundDue.load(ordering: .relaxed) {
       _isRoundDue.store(false, ordering: .sequentiallyConsistent)
@@ -148,7 +156,7 @@ final class MainLoop<State: Sendable> {
     guard !core.isBatchOpenOnAnotherThread else { return }  // its end schedules a round
     _isRunning = true
     defer { _isRunning = false }
-    deliverNewest(core, ifVersion: nil)
+    deliverNewest(core, ifVersion: nil, committed: committed)
     if !_rounds._pointer.pointee.queued.isEmpty { runChain(core) }
   }
 
@@ -196,8 +204,11 @@ final class MainLoop<State: Sendable> {
   /// Returns `false` only when `expected` did not match.
   @inlinable
   @discardableResult
-  func deliverNewest(_ core: StoreCore<State>, ifVersion expected: UInt64?) -> Bool {
-    guard let (state, version) = core._reduction.snapshot else { return true }
+  func deliverNewest(
+    _ core: StoreCore<State>, ifVersion expected: UInt64?,
+    committed: Reduction<State>.Snapshot? = nil
+  ) -> Bool {
+    guard let (state, version) = committed ?? core._reduction.snapshot else { return true }
     if let expected, version != expected { return false }
     guard version > _rounds._pointer.pointee.deliveredVersion else { return true }
     _rounds._pointer.pointee.deliveredVersion = version

@@ -64,9 +64,13 @@ final class Reduction<State: Sendable>: Sendable {
     return _committed.withLock { $0._state }
   }
 
+  /// A committed state and its version.
+  @usableFromInline
+  typealias Snapshot = (state: State, version: UInt64)
+
   /// The committed state and its version, read together.
   @inlinable
-  var snapshot: (state: State, version: UInt64)? {
+  var snapshot: Snapshot? {
     if let _source { return _source() }
     return _committed.withLock { committed in committed._state.map { ($0, committed._version) } }
   }
@@ -97,11 +101,24 @@ final class Reduction<State: Sendable>: Sendable {
   @inlinable @inline(__always)
   @discardableResult
   func commit(at action: UnsafePointer<any Action>, thread: UInt) -> UInt64 {
-    let version = _committed.withLock { commitLocked(&$0, at: action, thread: thread) }
+    commit(at: action, thread: thread) { _, version in version }
+  }
+
+  /// ``commit(at:thread:)``, returning what `read` makes of the committed state and its
+  /// version in the same critical section.
+  @inlinable @inline(__always)
+  func commit<Result>(
+    at action: UnsafePointer<any Action>, thread: UInt,
+    then read: (_ committed: borrowing Committed, _ version: UInt64) -> Result
+  ) -> Result {
+    let result = _committed.withLock { committed in
+      let version = commitLocked(&committed, at: action, thread: thread)
+      return read(committed, version)
+    }
     if _listeners._count.load(ordering: .relaxed) > 0 {
       _listeners.notify(action.pointee)
     }
-    return version
+    return result
   }
 
   /// Reduces `actions` in one critical section, so that no other thread's action falls

@@ -180,8 +180,20 @@ final class StoreCore<State: Sendable>: Sendable {
     {
       return
     }
-    process(at: action, thread: me)
-    notify()
+    let hasSubscriptions = _subscriptionCount.load(ordering: .relaxed) > 0
+    guard hasSubscriptions, MainQueue.isCurrent else {
+      _ = process(at: action, thread: me, readingState: false)
+      if hasSubscriptions {
+        _mainLoop.scheduleRound(self)  // another thread: a round on the main queue (C5)
+      } else {
+        notify()  // a subscription may have come meanwhile
+      }
+      return
+    }
+    // On the main queue: the round delivers the state this action made before returning (C7),
+    // read in the commit's critical section instead of a second one.
+    let committed = process(at: action, thread: me, readingState: true)
+    MainLoop.runRoundOnMainQueue(self, committed: committed)
   }
 
   /// The dispatch a middleware receives: the layers above may route the action elsewhere.
@@ -203,24 +215,30 @@ final class StoreCore<State: Sendable>: Sendable {
   /// Runs `action` through the chain and then every action it queued (C2, C4).
   @inlinable @inline(__always)
   func process(_ action: any Action, thread me: UInt) {
-    withUnsafePointer(to: action) { process(at: $0, thread: me) }
+    _ = withUnsafePointer(to: action) { process(at: $0, thread: me, readingState: false) }
   }
 
+  /// Returns, when `readingState` and the store has no middleware, the state committed and its
+  /// version; else `nil`.
   @inlinable @inline(__always)
-  func process(at action: UnsafePointer<any Action>, thread me: UInt) {
+  func process(
+    at action: UnsafePointer<any Action>, thread me: UInt, readingState: Bool
+  ) -> Reduction<State>.Snapshot? {
     guard let chain else {
       // Without middleware nothing can dispatch re-entrantly on this thread (a reducer may not;
       // subscribers queue on the main loop), so the state lock alone orders the reductions.
       #if DEBUG
         Misuse.checkReducible(action.pointee, in: State.self)
       #endif
-      _reduction.commit(at: action, thread: me)
-      return
+      return _reduction.commit(at: action, thread: me) { committed, version in
+        readingState ? committed._state.map { ($0, version) } : nil
+      }
     }
     _processLock.whileOwning(me) {
       chain(action.pointee)
       drainPending(chain)
     }
+    return nil
   }
 
   /// Runs the actions middleware dispatched re-entrantly; the caller owns the process lock.
