@@ -198,8 +198,8 @@ final class MainLoop<State: Sendable> {
     }
   }
 
-  /// Delivers the newest state if it is newer than the last delivered and, when `expected` is
-  /// given, if it is that version.
+  /// Delivers the newest state, or `committed` when given, if it is newer than the last
+  /// delivered and, when `expected` is given, if it is that version.
   ///
   /// Returns `false` only when `expected` did not match.
   @inlinable
