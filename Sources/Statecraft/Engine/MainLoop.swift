@@ -145,8 +145,10 @@ final class MainLoop<State: Sendable> {
   ///
   /// Does nothing when a round already runs: that round delivers the newest state.
   ///
-  /// - Parameter committed: The state a dispatch on the main queue just committed, and its
-  ///   version, delivered instead of the newest (C7); `nil` to read the newest.
+  /// - Parameters:
+  ///   - core: The store whose subscribers the round notifies.
+  ///   - committed: The state a dispatch on the main queue just committed, and its version,
+  ///     delivered instead of the newest (C7); `nil` to read the newest.
   @inlinable
   func runRound(_ core: StoreCore<State>, committed: Reduction<State>.Snapshot? = nil) {
     guard !_isRunning else { return }
