@@ -216,11 +216,9 @@ final class MainLoop<State: Sendable> {
     _rounds._pointer.pointee.deliveredVersion = version
     let generation = core._entriesGeneration.load(ordering: .acquiring)
     if generation != _rounds._pointer.pointee.entriesGeneration {
-      _rounds._pointer.pointee.entries = core._registry.withLock { $0._entries }
+      (_rounds._pointer.pointee.entries, _rounds._pointer.pointee.unretained) =
+        core._registry.withLock { ($0._entries, $0._unretained) }
       _rounds._pointer.pointee.entriesGeneration = generation
-      _rounds._pointer.pointee.unretained = _rounds._pointer.pointee.entries.map {
-        Unmanaged.passUnretained($0)
-      }
     }
     // `entries` keeps every entry alive for the pass (the registry changes its own copy), so the
     // loop borrows them unretained: a retain and a release per subscriber were 40 of the 141
