@@ -185,8 +185,8 @@ final class StoreCore<State: Sendable>: Sendable {
       _ = process(at: action, thread: me, readingState: false)
       if hasSubscriptions {
         _mainLoop.scheduleRound(self)  // another thread: a round on the main queue (C5)
-      } else {
-        notify()  // a subscription may have come meanwhile
+      } else if _subscriptionCount.load(ordering: .relaxed) > 0 {
+        notify()  // a subscription came meanwhile; checked here, as the call costs 19 instructions
       }
       return
     }
