@@ -44,8 +44,8 @@ final class MainLoop<State: Sendable> {
     /// which saves a lock round trip and an array's reference count a round.
     @usableFromInline var entries: [SubscriptionEntry<State>] = []
     @usableFromInline var entriesGeneration: UInt64 = .max
-    /// `entries`, unretained: they live as long as `entries` does.
-    @usableFromInline var unretained: [Unmanaged<SubscriptionEntry<State>>] = []
+    /// The addresses of `entries`, which keeps them alive.
+    @usableFromInline var addresses: [UInt] = []
 
     @inlinable
     init() {}
@@ -216,8 +216,8 @@ final class MainLoop<State: Sendable> {
     _rounds._pointer.pointee.deliveredVersion = version
     let generation = core._entriesGeneration.load(ordering: .acquiring)
     if generation != _rounds._pointer.pointee.entriesGeneration {
-      (_rounds._pointer.pointee.entries, _rounds._pointer.pointee.unretained) =
-        core._registry.withLock { ($0._entries, $0._unretained) }
+      (_rounds._pointer.pointee.entries, _rounds._pointer.pointee.addresses) =
+        core._registry.withLock { ($0._entries, $0._addresses) }
       _rounds._pointer.pointee.entriesGeneration = generation
     }
     // `entries` keeps every entry alive for the pass (the registry changes its own copy), so the
@@ -225,11 +225,13 @@ final class MainLoop<State: Sendable> {
     // instructions each of 1,000 subscribers cost (callgrind). The closure is `@Sendable`, so
     // not checked for the main actor at run time on each call.
     let entries = _rounds._pointer.pointee.entries
-    let unretained = _rounds._pointer.pointee.unretained
+    let addresses = _rounds._pointer.pointee.addresses
     let pass = DeliveryPass.begin()
-    for index in unretained.indices {
+    for index in addresses.indices {
       DeliveryPass.resume(pass)
-      let delivered = unretained[index]._withUnsafeGuaranteedRef { @Sendable entry in
+      let entry = Unmanaged<SubscriptionEntry<State>>.fromOpaque(
+        UnsafeRawPointer(bitPattern: addresses[index]).unsafelyUnwrapped)
+      let delivered = entry._withUnsafeGuaranteedRef { @Sendable entry in
         entry.deliver(state, version: version)
       }
       if !delivered {
