@@ -69,4 +69,33 @@ func gateBenchmarks() {
       blackHole(store.state.items[0])
     }
   }
+  // e between rounds: a view that appears and goes while 10,000 others stand and the store
+  // notifies. A subscription's own objects, 100 times; a copy of the registry kept between rounds
+  // made each subscribe copy every standing entry (two more allocations each, and O(n) time).
+  // The count varies by a few from run to run (the runtime's caches), hence the tolerance.
+  let subscribeGate = Benchmark.Configuration(
+    metrics: [.mallocCountTotal], warmupIterations: 1, maxDuration: .seconds(1), maxIterations: 20,
+    thresholds: [.mallocCountTotal: .init(absolute: [.p90: 20])])
+  Benchmark("gate_e_subscribe_between_rounds", configuration: subscribeGate) { benchmark in
+    await onMainActor(benchmark) { benchmark in
+      let store = fieldsStore()
+      let views = (0..<10_000).map { index in
+        let view = CountingView<Int>()
+        store.subscribe(view) { $0.select { $0.values[1 + index % 999] } }
+        return view
+      }
+      let view = CountingView<Int>()
+      store.dispatch(SetField(index: 0))
+      benchmark.startMeasurement()
+      for _ in 0..<100 {
+        store.subscribe(view) { $0.select(\.version) }
+        store.dispatch(SetField(index: 0))
+        store.unsubscribe(view)
+        store.dispatch(SetField(index: 0))
+      }
+      benchmark.stopMeasurement()
+      require(view.received == 200)
+      blackHole(views)
+    }
+  }
 }

@@ -28,8 +28,6 @@ final class StoreCore<State: Sendable>: Sendable {
   @usableFromInline let _processLock: ProcessLock
   @usableFromInline let _mainLoop: MainLoop<State>
   @usableFromInline let _registry: Locked<Registry<State>>
-  /// Counts the changes of the registry's entries (see `Registry`).
-  @usableFromInline let _entriesGeneration: AtomicCell<UInt64>
   /// How many subscriptions stand; a commit skips notification while it is zero.
   @usableFromInline let _subscriptionCount = AtomicCell<Int>(0)
   /// Told when `subscriptionCount` crosses zero (scopes stay alive while they have subscribers).
@@ -81,9 +79,7 @@ final class StoreCore<State: Sendable>: Sendable {
     _reduction = Reduction(reduce: reduce, state: state, source: source)
     _processLock = ProcessLock()
     _mainLoop = MainLoop<State>()
-    let generation = AtomicCell<UInt64>(0)
-    _entriesGeneration = generation
-    _registry = Locked(Registry<State>(generation: generation))
+    _registry = Locked(Registry<State>())
     _route = route
     _mainActorHops = reducesOnMainActor ? MainActorHops() : nil
     self._automaticallySkipsRepeats = automaticallySkipsRepeats

@@ -103,16 +103,11 @@ struct Registry<State: Sendable>: Sendable {
   /// it in the notification loop on the runtime's slow path.
   private var byStatus: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
   private var inactiveCount = 0
-  /// Counts the changes of `_entries`, for the main loop's copy of them (shared with the core,
-  /// which reads it without the registry's lock).
-  private let generation: AtomicCell<UInt64>
 
   var activeCount: Int { _entries.count - inactiveCount }
 
   @usableFromInline
-  init(generation: AtomicCell<UInt64>) {
-    self.generation = generation
-  }
+  init() {}
 
   /// Adds `entry` at the end; an entry of the same owner is replaced.
   ///
@@ -127,7 +122,6 @@ struct Registry<State: Sendable>: Sendable {
     }
     _entries.append(entry)
     _addresses.append(UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque()))
-    generation.add(1, ordering: .releasing)
     return replaced
   }
 
@@ -170,7 +164,6 @@ struct Registry<State: Sendable>: Sendable {
       for entry in _entries {
         _addresses.append(UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque()))
       }
-      generation.add(1, ordering: .releasing)
       inactiveCount = 0
     }
     return true
