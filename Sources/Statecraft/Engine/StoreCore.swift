@@ -28,6 +28,8 @@ final class StoreCore<State: Sendable>: Sendable {
   @usableFromInline let _processLock: ProcessLock
   @usableFromInline let _mainLoop: MainLoop<State>
   @usableFromInline let _registry: Locked<Registry<State>>
+  /// Counts the changes of the registry's entries, for the main loop's copy of them.
+  @usableFromInline let _entriesGeneration: AtomicCell<UInt64>
   /// How many subscriptions stand; a commit skips notification while it is zero.
   @usableFromInline let _subscriptionCount = AtomicCell<Int>(0)
   /// Told when `subscriptionCount` crosses zero (scopes stay alive while they have subscribers).
@@ -79,7 +81,9 @@ final class StoreCore<State: Sendable>: Sendable {
     _reduction = Reduction(reduce: reduce, state: state, source: source)
     _processLock = ProcessLock()
     _mainLoop = MainLoop<State>()
-    _registry = Locked(Registry<State>())
+    let generation = AtomicCell<UInt64>(0)
+    _entriesGeneration = generation
+    _registry = Locked(Registry<State>(generation: generation))
     _route = route
     _mainActorHops = reducesOnMainActor ? MainActorHops() : nil
     self._automaticallySkipsRepeats = automaticallySkipsRepeats

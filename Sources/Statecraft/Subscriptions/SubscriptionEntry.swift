@@ -103,11 +103,16 @@ struct Registry<State: Sendable>: Sendable {
   /// it in the notification loop on the runtime's slow path.
   private var byStatus: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
   private var inactiveCount = 0
+  /// Counts the changes of `_entries` (shared with the core, which reads it without the
+  /// registry's lock).
+  private let generation: AtomicCell<UInt64>
 
   var activeCount: Int { _entries.count - inactiveCount }
 
   @usableFromInline
-  init() {}
+  init(generation: AtomicCell<UInt64>) {
+    self.generation = generation
+  }
 
   /// Adds `entry` at the end; an entry of the same owner is replaced.
   ///
@@ -122,6 +127,7 @@ struct Registry<State: Sendable>: Sendable {
     }
     _entries.append(entry)
     _addresses.append(UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque()))
+    generation.add(1, ordering: .releasing)
     return replaced
   }
 
@@ -164,6 +170,7 @@ struct Registry<State: Sendable>: Sendable {
       for entry in _entries {
         _addresses.append(UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque()))
       }
+      generation.add(1, ordering: .releasing)
       inactiveCount = 0
     }
     return true

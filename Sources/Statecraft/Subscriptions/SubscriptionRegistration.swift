@@ -63,6 +63,7 @@ extension StoreCore {
     let entry = SubscriptionEntry<State>(
       owner: owner, status: status, startVersion: isMainQueue ? version : .max,
       receive: relay._downstream)
+    if isMainQueue { _mainLoop.forgetSubscriptions() }
     if _registry.withLock({ $0.add(entry) }) != nil {
       countSubscriptions(by: -1)
     }
