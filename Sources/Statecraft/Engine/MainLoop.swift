@@ -205,7 +205,7 @@ final class MainLoop<State: Sendable> {
   /// Drops the copy of the registry's arrays kept between rounds.
   ///
   /// Called before a subscribe on the main queue: with the copy kept, the registry's append would
-  /// copy every standing entry (O(n) a subscribe, about 1 million instructions with 10,000
+  /// copy every standing entry (O(n) a subscribe, about 400,000 instructions with 10,000
   /// standing, callgrind). A subscribe off the main queue (Swift 5 code) still pays that copy.
   func forgetSubscriptions() {
     _rounds._pointer.pointee.entries = []
