@@ -7,6 +7,7 @@ import Dispatch
 /// converts a `Duration`.
 public struct Interval: Sendable, Hashable, Comparable, CustomStringConvertible {
   /// The length in nanoseconds.
+  /// - Complexity: O(1).
   public let nanoseconds: UInt64
 
   /// Creates an interval of `nanoseconds`.
@@ -18,6 +19,7 @@ public struct Interval: Sendable, Hashable, Comparable, CustomStringConvertible 
   }
 
   /// No time at all.
+  /// - Complexity: O(1).
   public static let zero = Interval(nanoseconds: 0)
 
   /// An interval of `milliseconds`.

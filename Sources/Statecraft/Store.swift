@@ -31,6 +31,7 @@ public final class Store<State: Sendable>: Sendable {
 
   /// The most re-entrant dispatches one outermost dispatch may cause before the store stops
   /// with a message about an endless loop.
+  /// - Complexity: O(1).
   public static var reentrantDispatchLimit: Int { 10_000 }
 
   @usableFromInline let _core: StoreCore<State>

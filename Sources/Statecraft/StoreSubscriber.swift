@@ -39,6 +39,8 @@ public protocol StoreSubscriber: AnyStoreSubscriber {
   /// allowed: the action runs after the current round of notifications.
   ///
   /// - Parameter state: The new (selected) state.
+  /// - Complexity: The subscriber's own; the store calls it once per delivered value, on the main
+  ///   queue, and waits for it, so keep it short.
   func newState(state: StoreSubscriberStateType)
 }
 

@@ -15,6 +15,8 @@ public protocol DispatchingStoreType {
   /// Sends an action into the store.
   ///
   /// - Parameter action: The action to dispatch.
+  /// - Complexity: That of the conforming type; ``Store``'s is O(1) plus its middleware and
+  ///   reducer.
   func dispatch(_ action: any Action)
 }
 
@@ -54,15 +56,18 @@ public protocol StoreType<State>: DispatchingStoreType {
   /// Implicitly unwrapped, as in ReSwift, so that `store.state.count`, `store.state?.count` and
   /// `guard let state = store.state` all compile. ``Store`` also has a non-optional `state`,
   /// which code that names the concrete type gets.
+  /// - Complexity: O(1) for ``Store``: a lock and a copy of the state.
   var state: State! { get }
 
   // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
   /// The function every `dispatch` goes through: the middleware chain, then the reducer.
+  /// - Complexity: O(1).
   var dispatchFunction: DispatchFunction! { get }
 
   /// Subscribes an object to the whole state.
   ///
   /// - Parameter subscriber: The object to notify.
+  /// - Complexity: O(1) amortized for ``Store``, plus delivering the first value.
   @preconcurrency @MainActor
   func subscribe<S: StoreSubscriber>(_ subscriber: S) where S.StoreSubscriberStateType == State
 
@@ -72,6 +77,7 @@ public protocol StoreType<State>: DispatchingStoreType {
   ///   - subscriber: The object to notify.
   ///   - transform: Builds the subscription from one of the whole state; `nil` for the whole
   ///     state.
+  /// - Complexity: O(1) amortized for ``Store``, plus delivering the first value.
   @preconcurrency @MainActor
   func subscribe<SelectedState, S: StoreSubscriber>(
     _ subscriber: S, transform: ((Subscription<State>) -> Subscription<SelectedState>)?
@@ -80,16 +86,19 @@ public protocol StoreType<State>: DispatchingStoreType {
   /// Ends the subscription of `subscriber`.
   ///
   /// - Parameter subscriber: The object passed to `subscribe`.
+  /// - Complexity: O(1) amortized for ``Store``.
   func unsubscribe(_ subscriber: any AnyStoreSubscriber)
 
   /// Calls an action creator and dispatches the action it returns.
   ///
   /// - Parameter actionCreator: The function to call.
+  /// - Complexity: The action creator, plus a dispatch.
   func dispatch(_ actionCreator: ActionCreator)
 
   /// Calls an asynchronous action creator; dispatches the action of the creator it passes back.
   ///
   /// - Parameter asyncActionCreator: The function to call.
+  /// - Complexity: The action creator, plus a dispatch when it calls back.
   func dispatch(_ asyncActionCreator: AsyncActionCreator)
 
   /// Calls an asynchronous action creator, then `callback` with the state once the action of
@@ -98,6 +107,7 @@ public protocol StoreType<State>: DispatchingStoreType {
   /// - Parameters:
   ///   - asyncActionCreator: The function to call.
   ///   - callback: Called with the state after the action was reduced.
+  /// - Complexity: The action creator, plus a dispatch and `callback` when it calls back.
   func dispatch(_ asyncActionCreator: AsyncActionCreator, callback: DispatchCallback?)
 }
 

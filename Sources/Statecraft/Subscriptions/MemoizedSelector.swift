@@ -214,6 +214,7 @@ public enum StatecraftDiagnostics {
   ///   _ = createSelector(…)
   /// })
   /// ```
+  /// - Complexity: O(1) to read; the handler runs once per warning.
   @TaskLocal public static var warningHandler: @Sendable (String) -> Void = { message in
     print("Statecraft warning: \(message)")
   }

@@ -33,11 +33,14 @@
 /// notifications; older ones are dropped from the state after they were delivered.
 public struct Pulse<Value: Sendable>: Sendable, Equatable {
   /// How many recent events the state keeps.
+  /// - Complexity: O(1).
   public static var capacity: Int { 32 }
 
   /// The events still kept, oldest first.
+  /// - Complexity: O(1).
   public private(set) var events: [PulseEvent<Value>] = []
   /// The identifier of the latest event; 0 before the first.
+  /// - Complexity: O(1).
   public private(set) var latestID: UInt64 = 0
 
   /// Creates a pulse with no event.
@@ -53,6 +56,7 @@ public struct Pulse<Value: Sendable>: Sendable, Equatable {
   /// Emits an event carrying `value`.
   ///
   /// - Parameter value: The event's value.
+  /// - Complexity: O(1): at most ``capacity`` events are kept.
   public mutating func emit(_ value: Value) {
     latestID &+= 1
     events.append(PulseEvent(id: latestID, value: value))
@@ -70,8 +74,10 @@ public struct Pulse<Value: Sendable>: Sendable, Equatable {
 /// One event of a ``Pulse``: its value and its place in the pulse's sequence.
 public struct PulseEvent<Value: Sendable>: Sendable, Equatable {
   /// The event's number in its pulse; increases by one per event.
+  /// - Complexity: O(1).
   public let id: UInt64
   /// The event's value.
+  /// - Complexity: O(1).
   public let value: Value
 
   /// Events are equal when they are the same event.

@@ -36,10 +36,13 @@
 /// run's `pending`.
 public struct AsyncThunk<State: Sendable, Value: Sendable>: Action {
   /// The name carried by the lifecycle actions, to tell them apart in reducers.
+  /// - Complexity: O(1).
   public let name: String
   /// The identifier used to cancel the thunk, if it has one.
+  /// - Complexity: O(1).
   public let id: ThunkID?
   /// What starting this thunk does when others with the same ``id`` run; see ``ThunkPolicy``.
+  /// - Complexity: O(1).
   public let policy: ThunkPolicy
   let body: @Sendable (ThunkContext<State>) async throws -> Value
 
@@ -80,10 +83,13 @@ public struct ThunkLifecycle<Value: Sendable>: Action {
   }
 
   /// The name of the ``AsyncThunk``.
+  /// - Complexity: O(1).
   public let name: String
   /// A number that is the same for the actions of one run of the thunk.
+  /// - Complexity: O(1).
   public let requestID: UInt64
   /// Where the thunk is in its work.
+  /// - Complexity: O(1).
   public let phase: Phase
 
   /// Creates a lifecycle action, for unit tests of reducers; the store makes the real ones.

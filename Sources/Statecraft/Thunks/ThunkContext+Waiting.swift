@@ -95,6 +95,7 @@ extension ThunkContext {
 /// The error thrown when waiting in a thunk takes longer than its timeout.
 public struct ThunkTimeoutError: Error, Sendable, Equatable {
   /// The timeout that passed.
+  /// - Complexity: O(1).
   public let timeout: Interval
 }
 

@@ -15,18 +15,24 @@ public protocol ThunkEnvironmentKey: SendableMetatype {
   /// The type of the value.
   associatedtype Value: Sendable
   /// The value used when the environment has none for this key: the live one.
+  /// - Complexity: Read on each `context.environment[Key.self]` that finds no value set; keep
+  ///   it O(1).
   static var defaultValue: Value { get }
   /// The value tests use when they set none; `nil` (the default) makes reading the key in a test
   /// without setting it a test failure.
+  /// - Complexity: Read like ``defaultValue``; keep it O(1).
   static var testValue: Value? { get }
   /// The value previews use when they set none; `nil` (the default) uses ``defaultValue``.
+  /// - Complexity: Read like ``defaultValue``; keep it O(1).
   static var previewValue: Value? { get }
 }
 
 extension ThunkEnvironmentKey {
   /// No test value: reading the key in a test without setting it fails the test.
+  /// - Complexity: O(1).
   public static var testValue: Value? { nil }
   /// No preview value: previews use ``defaultValue``.
+  /// - Complexity: O(1).
   public static var previewValue: Value? { nil }
 }
 
@@ -53,6 +59,7 @@ public struct ThunkEnvironment: Sendable {
   private var values: [ObjectIdentifier: any Sendable] = [:]
 
   /// Where the environment is used; ``Context/live`` unless a test or a preview says otherwise.
+  /// - Complexity: O(1).
   public var context: Context = .live
 
   /// Creates an empty environment: every key has its default value.

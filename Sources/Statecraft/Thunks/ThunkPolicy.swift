@@ -44,12 +44,17 @@ public enum ThunkPolicy: Sendable, Hashable {
 /// `StatecraftTesting` to control time.
 public protocol ThunkClock: Sendable {
   /// The time since an arbitrary origin, never going back.
+  ///
+  /// - Complexity: O(1) in the clocks Statecraft ships; keep a conforming clock's O(1) too, as
+  ///   the store reads it each time a thunk with an `id` and a policy other than `.concurrent`
+  ///   starts.
   var now: Interval { get }
 
   /// Suspends the calling task for `interval`.
   ///
   /// - Parameter interval: How long to wait.
   /// - Throws: `CancellationError` if the task is cancelled meanwhile.
+  /// - Complexity: O(1) to register the wait, in the clocks Statecraft ships.
   func sleep(for interval: Interval) async throws
 }
 
@@ -78,9 +83,11 @@ public struct SystemThunkClock: ThunkClock {
 /// The environment key of the clock thunks wait on.
 public enum ThunkClockKey: ThunkEnvironmentKey {
   /// The system's monotonic clock.
+  /// - Complexity: O(1).
   public static let defaultValue: any ThunkClock = SystemThunkClock()
   /// The system's clock too: a test that does not set a `TestClock` waits in real time rather
   /// than failing.
+  /// - Complexity: O(1).
   public static let testValue: (any ThunkClock)? = SystemThunkClock()
 }
 
