@@ -75,7 +75,7 @@ public final class ExpectThunk<State: Sendable> {
   }
 
   /// The actions the thunk dispatched so far, in order.
-  /// - Complexity: O(n) for n actions: a copy.
+  /// - Complexity: O(1): a lock and a copy of the array (a reference count).
   public var dispatched: [any Action] {
     recorded.withLock { $0 }
   }

@@ -11,14 +11,17 @@ import Statecraft
 @MainActor
 public final class RecordingSubscriber<Value>: StoreSubscriber {
   /// Every value received, in order.
+  /// - Complexity: O(1).
   public private(set) var values: [Value] = []
 
   /// Creates a subscriber that has received nothing.
+  /// - Complexity: O(1).
   public init() {}
 
   /// Records `state`.
   ///
   /// - Parameter state: The value the store delivered.
+  /// - Complexity: O(1) amortized.
   public func newState(state: Value) {
     values.append(state)
   }
@@ -32,6 +35,8 @@ public final class RecordingSubscriber<Value>: StoreSubscriber {
   ///   - count: How many values to wait for.
   ///   - timeout: How long to wait at most.
   /// - Returns: Whether `count` values arrived in time.
+  /// - Complexity: O(1) per check; checks every millisecond until `count` values arrived or
+  ///   `timeout` passed.
   @discardableResult
   public func waitForValues(count: Int, timeout: Interval = .seconds(2)) async -> Bool {
     let deadline = MonotonicClock.now + timeout.nanoseconds

@@ -22,6 +22,8 @@ import StatecraftTools
 ///   - filePath: The file path to report a failure in; defaults to the caller's.
 ///   - line: The line to report a failure at; defaults to the caller's.
 ///   - column: The column to report a failure at; defaults to the caller's.
+/// - Complexity: O(*n*) dispatches for *n* recorded actions, then one comparison of states; a
+///   failing comparison adds a diff, O(*a* × *b*) for dumps of *a* and *b* lines.
 @MainActor
 public func replay<State: Equatable & Sendable>(
   _ recording: Recording,
@@ -51,6 +53,8 @@ public func replay<State: Equatable & Sendable>(
 ///   - filePath: The file path to report a failure in; defaults to the caller's.
 ///   - line: The line to report a failure at; defaults to the caller's.
 ///   - column: The column to report a failure at; defaults to the caller's.
+/// - Complexity: O(*n*) dispatches for *n* recorded actions, then one comparison of states; a
+///   failing comparison adds a diff, O(*a* × *b*) for dumps of *a* and *b* lines.
 @MainActor
 public func replay<State: Equatable & Sendable>(
   _ recording: Recording,
@@ -136,6 +140,8 @@ public func replay<State: Equatable & Sendable>(
 ///   - filePath: The file path to report a failure in; defaults to the caller's.
 ///   - line: The line to report a failure at; defaults to the caller's.
 ///   - column: The column to report a failure at; defaults to the caller's.
+/// - Complexity: O(*n*) dispatches for *n* recorded actions, then one comparison of states; a
+///   failing comparison adds a diff, O(*a* × *b*) for dumps of *a* and *b* lines.
 @MainActor
 public func replay<State: Sendable>(
   _ recording: Recording,
@@ -165,6 +171,8 @@ public func replay<State: Sendable>(
 ///   - filePath: The file path to report a failure in; defaults to the caller's.
 ///   - line: The line to report a failure at; defaults to the caller's.
 ///   - column: The column to report a failure at; defaults to the caller's.
+/// - Complexity: O(*n*) dispatches for *n* recorded actions, then one comparison of states; a
+///   failing comparison adds a diff, O(*a* × *b*) for dumps of *a* and *b* lines.
 @MainActor
 public func replay<State: Sendable>(
   _ recording: Recording,

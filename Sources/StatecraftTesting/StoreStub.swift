@@ -16,12 +16,14 @@ import StatecraftTools
 /// ```
 public final class StoreStub<State: Sendable>: Sendable {
   /// The store to hand to the view.
+  /// - Complexity: O(1).
   public let store: Store<State>
   private let recorded = LockedBox<[any Action]>([])
 
   /// Creates a stub showing `state`.
   ///
   /// - Parameter state: The state the store starts with.
+  /// - Complexity: O(1).
   public init(state: State) {
     let recorded = self.recorded
     let record: Middleware<State> = { _, _ in
@@ -46,6 +48,7 @@ public final class StoreStub<State: Sendable>: Sendable {
   }
 
   /// The actions dispatched to the store, in order; none of them was reduced.
+  /// - Complexity: O(1): a lock and a copy of the array (a reference count).
   public var actions: [any Action] {
     recorded.withLock { $0 }
   }
@@ -53,11 +56,14 @@ public final class StoreStub<State: Sendable>: Sendable {
   /// Replaces the store's state; subscribers are notified as for any change.
   ///
   /// - Parameter state: The new state.
+  /// - Complexity: O(1), plus one notification round on the main queue: O(s) for s
+  ///   subscriptions.
   public func setState(_ state: State) {
     store.dispatch(ForcedState(state: state) as any Action)
   }
 
   /// Forgets the recorded actions.
+  /// - Complexity: O(n) for n recorded actions.
   public func clearActions() {
     recorded.withLock { $0.removeAll() }
   }

@@ -37,10 +37,12 @@ public final class TestStore<State: Sendable> {
   }
 
   /// The store under test, for code that needs a `Store` (subscribers, views).
+  /// - Complexity: O(1).
   public let store: Store<State>
   /// Whether every action and state change must be asserted.
   ///
   /// Defaults to `.on`.
+  /// - Complexity: O(1).
   public var exhaustivity: Exhaustivity = .on
 
   private let log = ReductionLog<State>()
@@ -60,6 +62,7 @@ public final class TestStore<State: Sendable> {
   ///   - initialState: The state to start from.
   ///   - reducer: The app's reducer.
   ///   - middleware: Middleware to run, as in the app.
+  /// - Complexity: O(m) for m middleware.
   public init(
     initialState: State, reducer: @escaping Reducer<State>,
     middleware: [Middleware<State>] = []
@@ -79,6 +82,7 @@ public final class TestStore<State: Sendable> {
   ///   - initialState: The state to start from.
   ///   - reducer: The app's reducer.
   ///   - middleware: Middleware to run, as in the app.
+  /// - Complexity: O(m) for m middleware.
   public init(
     initialState: State, reducer: @escaping InPlaceReducer<State>,
     middleware: [Middleware<State>] = []
@@ -102,6 +106,8 @@ public final class TestStore<State: Sendable> {
   ///   - initialState: The state to start from.
   ///   - reducer: The app's reducer.
   ///   - middleware: Middleware to run, as in the app.
+  /// - Complexity: O(m) for m middleware, plus a run-time lookup of the state's `Equatable`
+  ///   conformance.
   public init(
     initialState: State,
     reducer: @escaping @MainActor (_ action: any Action, _ state: State?) -> State,
@@ -137,6 +143,8 @@ public final class TestStore<State: Sendable> {
   ///   - initialState: The state to start from.
   ///   - reducer: The app's reducer.
   ///   - middleware: Middleware to run, as in the app.
+  /// - Complexity: O(m) for m middleware, plus a run-time lookup of the state's `Equatable`
+  ///   conformance.
   public init(
     initialState: consuming State,
     reducer: @escaping MainActorInPlaceReducer<State>,
@@ -174,9 +182,11 @@ public final class TestStore<State: Sendable> {
   }
 
   /// The current state of the store.
+  /// - Complexity: O(1): reads `Store.state`.
   public var state: State { store.state }
 
   /// The environment thunks read; replace services here.
+  /// - Complexity: O(1): a lock and a copy of the environment's dictionary (a reference count).
   public var thunkEnvironment: ThunkEnvironment {
     get { store.thunkEnvironment }
     set { store.thunkEnvironment = newValue }
@@ -192,6 +202,9 @@ public final class TestStore<State: Sendable> {
   ///   - filePath: The file path to report a failure in; defaults to the caller's.
   ///   - line: The line to report a failure at; defaults to the caller's.
   ///   - column: The column to report a failure at; defaults to the caller's.
+  /// - Complexity: As `Store.dispatch(_:)`, plus the assertion, one comparison of states and
+  ///   O(u) for the u actions reduced since the last check. A failing comparison adds a diff,
+  ///   O(a × b) for dumps of a and b lines.
   public func send(
     _ action: some Action,
     assert updateExpectedState: ((inout State) throws -> Void)? = nil,
@@ -222,6 +235,8 @@ public final class TestStore<State: Sendable> {
   ///   - line: The line to report a failure at; defaults to the caller's.
   ///   - column: The column to report a failure at; defaults to the caller's.
   /// - Returns: The running thunk.
+  /// - Complexity: O(u) for the u actions not yet received, plus the dispatch of the thunk: O(1)
+  ///   plus its body when the body does not `await`; an `async` body runs in a new task.
   @discardableResult
   public func send(
     _ thunk: Thunk<State>, fileID: StaticString = #fileID, filePath: StaticString = #filePath,
@@ -247,6 +262,8 @@ public final class TestStore<State: Sendable> {
   ///   - line: The line to report a failure at; defaults to the caller's.
   ///   - column: The column to report a failure at; defaults to the caller's.
   /// - Returns: The running thunk.
+  /// - Complexity: O(u) for the u actions not yet received, plus one dispatch of the `pending`
+  ///   action; the body runs in a new task.
   @discardableResult
   public func send<Value>(
     _ thunk: AsyncThunk<State, Value>,
@@ -273,6 +290,10 @@ public final class TestStore<State: Sendable> {
   ///   - filePath: The file path to report a failure in; defaults to the caller's.
   ///   - line: The line to report a failure at; defaults to the caller's.
   ///   - column: The column to report a failure at; defaults to the caller's.
+  /// - Complexity: O(u) per look at the u actions not yet received: one look each millisecond
+  ///   until the action arrives or `timeout` passes, and one more per action skipped with
+  ///   ``exhaustivity`` `.off`. Then the assertion and one comparison of states; a failing
+  ///   comparison adds a diff, O(a × b) for dumps of a and b lines.
   public func receive<Received: Action>(
     _ type: Received.Type,
     timeout: Interval = .seconds(2),
@@ -328,6 +349,8 @@ public final class TestStore<State: Sendable> {
   ///   - filePath: The file path to report a failure in; defaults to the caller's.
   ///   - line: The line to report a failure at; defaults to the caller's.
   ///   - column: The column to report a failure at; defaults to the caller's.
+  /// - Complexity: Waits for the thunks sent, checking every millisecond; then O(u) for the u
+  ///   actions not received.
   public func finish(
     timeout: Interval = .seconds(2),
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,

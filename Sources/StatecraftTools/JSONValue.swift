@@ -23,6 +23,7 @@ public enum JSONValue: Codable, Sendable, Equatable {
   case object([String: JSONValue])
 
   /// The dictionary, if this is an object.
+  /// - Complexity: O(1).
   public var objectValue: [String: JSONValue]? {
     if case .object(let object) = self { object } else { nil }
   }
@@ -31,6 +32,7 @@ public enum JSONValue: Codable, Sendable, Equatable {
   ///
   /// - Parameter decoder: The decoder to read from.
   /// - Throws: `DecodingError` if the data is not JSON.
+  /// - Complexity: O(*n*) for a value of *n* nodes, nested ones included.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
     if container.decodeNil() {
@@ -54,6 +56,7 @@ public enum JSONValue: Codable, Sendable, Equatable {
   ///
   /// - Parameter encoder: The encoder to write to.
   /// - Throws: `EncodingError` if the encoder fails.
+  /// - Complexity: O(*n*) for a value of *n* nodes, nested ones included.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     switch self {

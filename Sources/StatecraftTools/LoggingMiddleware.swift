@@ -10,12 +10,14 @@ public struct LogSink: Sendable {
   let write: @Sendable (String) -> Void
 
   /// Prints each line to standard output.
+  /// - Complexity: O(1).
   public static let print = LogSink { Swift.print($0) }
 
   /// Hands each line to `write`.
   ///
   /// - Parameter write: Receives each line.
   /// - Returns: The sink.
+  /// - Complexity: O(1).
   public static func closure(_ write: @escaping @Sendable (String) -> Void) -> LogSink {
     LogSink(write: write)
   }
@@ -33,6 +35,7 @@ public struct LogSink: Sendable {
 }
 
 /// Whether logging is on when a caller does not say: in debug builds only.
+/// - Complexity: O(1).
 public let loggingIsEnabledByDefault: Bool = {
   #if DEBUG
     true
@@ -61,6 +64,9 @@ public let loggingIsEnabledByDefault: Bool = {
 ///     paths start with `action` (`"action.token"` for a struct's property,
 ///     `"action.login.token"` for an enum case's labelled value).
 /// - Returns: The middleware.
+/// - Complexity: O(1) to build. When enabled, each action adds two reads of the state, a
+///   description of the action and a comparison of the states' descriptions, through `Mirror`:
+///   O(*a* + *s*) for an action of size *a* and states of size *s*.
 public func createLoggingMiddleware<State: Sendable>(
   to sink: LogSink = .print,
   isEnabled: Bool = loggingIsEnabledByDefault,

@@ -28,13 +28,17 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
   }
 
   /// What went wrong.
+  /// - Complexity: O(1).
   public let reason: Reason
   /// The file concerned.
+  /// - Complexity: O(1).
   public let file: URL
   /// Where the unreadable file was moved, kept for inspection; `nil` if it was not moved.
+  /// - Complexity: O(1).
   public let movedAsideTo: URL?
 
   /// A sentence that says what is wrong and what happened to the file.
+  /// - Complexity: O(*n*) for a path and details of *n* characters.
   public var description: String {
     let what: String
     switch reason {

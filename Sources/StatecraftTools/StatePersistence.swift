@@ -46,8 +46,10 @@ public typealias PersistenceMigration = @Sendable (JSONValue) throws -> JSONValu
 /// the persistence then selects, encodes and decodes on the main actor.
 public final class StatePersistence<State: Sendable, Saved>: Sendable {
   /// The file the state is saved to.
+  /// - Complexity: O(1).
   public let file: URL
   /// The version of the format `Saved` is written in.
+  /// - Complexity: O(1).
   public let schemaVersion: Int
   private let migrations: [Int: PersistenceMigration]
   private let coding: PersistenceCoding<State, Saved>

@@ -4,10 +4,13 @@ extension SessionReport {
   /// The names a generated test uses to reach the app's code.
   public struct TestNames: Sendable {
     /// The modules to import: the app's model module, at least.
+    /// - Complexity: O(1).
     public var imports: [String]
     /// The expression of the app's reducer, such as `counterReducer`.
+    /// - Complexity: O(1).
     public var reducer: String
     /// The expression of the app's action registry, such as `counterActions`.
+    /// - Complexity: O(1).
     public var registry: String
 
     /// Creates the names.
@@ -16,6 +19,7 @@ extension SessionReport {
     ///   - imports: The modules to import.
     ///   - reducer: The expression of the app's reducer.
     ///   - registry: The expression of the app's action registry.
+    /// - Complexity: O(1).
     public init(imports: [String], reducer: String, registry: String) {
       self.imports = imports
       self.reducer = reducer

@@ -103,6 +103,7 @@ public struct SessionReport: Sendable {
   }
 
   /// How many actions the recording holds.
+  /// - Complexity: O(1).
   public var actionCount: Int { steps.count }
 }
 
