@@ -1,9 +1,7 @@
 import Foundation
 
-/// A value behind an `NSLock`.
-///
-/// `@unchecked Sendable`: `value` is touched only inside `withLock`, which holds `lock`.
-package final class LockedBox<Value>: @unchecked Sendable {
+/// A value behind an `NSLock`; sendable when its value is.
+package final class LockedBox<Value> {
   private let lock = NSLock()
   private var value: Value
 
@@ -17,3 +15,6 @@ package final class LockedBox<Value>: @unchecked Sendable {
     return try body(&value)
   }
 }
+
+// @unchecked Sendable: `value` is touched only inside `withLock`, which holds `lock`.
+extension LockedBox: @unchecked Sendable where Value: Sendable {}
