@@ -347,7 +347,7 @@ extension ExpectThunk {
   }
 
   /// The expectations and states one ReSwift-style run consumes, from any thread.
-  private final class Session: @unchecked Sendable {
+  private final class Session: Sendable {
     private let remaining: LockedBox<(expectations: [Expectation], states: [(State, TestLocation)])>
 
     init(expectations: [Expectation], states: [(State, TestLocation)]) {
