@@ -72,6 +72,26 @@ final class ReSwiftStyleStoreTests: XCTestCase {
     XCTAssertEqual(subscriber.receivedStates, [1, 2])
   }
 
+  func testC15ASubscriptionMadeOffTheMainThreadAfterARoundIsInTheNextRound() {
+    let store = Store<AppState>(reducer: appReducer, state: AppState())
+    let first = TestSubscriber<Int>()
+    subscribeToCounter(first, on: store)
+    store.dispatch(IncreaseCounter())  // a round: the main loop now holds a copy of the registry
+    let late = TestSubscriber<Int>()
+    let delivered = expectation(description: "the late subscriber's first state")
+    late.onNewState = { _ in delivered.fulfill() }
+    let subscribed = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      subscribeToCounter(late, on: store)
+      subscribed.signal()
+    }
+    XCTAssertEqual(subscribed.wait(timeout: .now() + 5), .success)
+    wait(for: [delivered], timeout: 5)
+    store.dispatch(IncreaseCounter())
+    XCTAssertEqual(first.receivedStates, [0, 1, 2])
+    XCTAssertEqual(late.receivedStates, [1, 2])
+  }
+
   func testC15UnsubscribingBeforeTheMainQueueRunsDeliversNothing() {
     let store = Store<AppState>(reducer: appReducer, state: AppState())
     let subscriber = TestSubscriber<Int>()

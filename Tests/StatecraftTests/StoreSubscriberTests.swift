@@ -126,6 +126,27 @@ import Testing
     store.dispatch(Increment())
     #expect(keep.allSatisfy { $0.values == [0, 1] })
   }
+
+  /// A view that appears and goes while the store notifies: each subscribe comes after a round,
+  /// which the main loop's copy of the registry must not miss (and must not make O(n), which
+  /// `gate_e_subscribe_between_rounds` in Benchmarks/ checks).
+  @Test func subscribersComeAndGoBetweenRounds() {
+    let store = makeStore()
+    let keep = (0..<10).map { _ in Recorder<Int>() }
+    for recorder in keep { store.subscribe(recorder) { $0.select(\.count) } }
+    var transients: [Recorder<Int>] = []
+    for round in 0..<100 {
+      let transient = Recorder<Int>()
+      store.subscribe(transient) { $0.select(\.count) }
+      store.dispatch(Increment())
+      store.unsubscribe(transient)
+      store.dispatch(Increment())
+      #expect(transient.values == [2 * round, 2 * round + 1])
+      transients.append(transient)
+    }
+    #expect(keep.allSatisfy { $0.values == Array(0...200) })
+    #expect(transients.allSatisfy { $0.values.count == 2 })
+  }
 }
 
 /// A view that unsubscribes itself in `deinit`, as a view controller does.
