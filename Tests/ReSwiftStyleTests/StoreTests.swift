@@ -92,6 +92,34 @@ final class ReSwiftStyleStoreTests: XCTestCase {
     XCTAssertEqual(late.receivedStates, [1, 2])
   }
 
+  /// A subscriber that runs the main run loop inside `newState`, as a macOS app does when it
+  /// shows a modal alert there: a round another thread scheduled meanwhile runs nested and is
+  /// skipped (never nested, C6), and the rounds of later commits from other threads must still
+  /// come (C7).
+  func testC7RoundsStillComeAfterASubscriberRanTheRunLoopInsideNewState() {
+    let store = Store<AppState>(reducer: appReducer, state: AppState())
+    let subscriber = TestSubscriber<Int>()
+    let sawThree = expectation(description: "the state of a later commit from another thread")
+    subscriber.onNewState = { [unowned self] counter in
+      if counter == 1 {
+        // While "the alert is shown": another thread commits, and its round runs nested.
+        let drained = self.expectation(description: "the nested run loop ran the main queue")
+        DispatchQueue.global().async {
+          store.dispatch(IncreaseCounter())
+          DispatchQueue.main.async { drained.fulfill() }
+        }
+        self.wait(for: [drained], timeout: 5)
+      }
+      if counter == 3 { sawThree.fulfill() }
+    }
+    subscribeToCounter(subscriber, on: store)
+    store.dispatch(IncreaseCounter())  // on the main thread, from no main-queue block: a button
+    DispatchQueue.global().async { store.dispatch(IncreaseCounter()) }
+    wait(for: [sawThree], timeout: 5)
+    XCTAssertEqual(subscriber.receivedStates.last, 3)
+    XCTAssertEqual(subscriber.receivedStates, subscriber.receivedStates.sorted())
+  }
+
   func testC15UnsubscribingBeforeTheMainQueueRunsDeliversNothing() {
     let store = Store<AppState>(reducer: appReducer, state: AppState())
     let subscriber = TestSubscriber<Int>()

@@ -36,6 +36,8 @@ final class MainLoop<State: Sendable> {
   @usableFromInline
   struct _Rounds {
     @usableFromInline var isRunning = false
+    /// Set when a scheduled round found this one running: the running one posts it at its end.
+    @usableFromInline var isRoundRequested = false
     @usableFromInline var queued = FIFO<Work>()
     /// The actions of a `batch` whose body runs during a round.
     @usableFromInline var batchActions: [any Action]?
@@ -84,6 +86,11 @@ final class MainLoop<State: Sendable> {
     guard !_isRoundDue.load(ordering: .relaxed),
       !_isRoundDue.exchange(true, ordering: .sequentiallyConsistent)
     else { return }
+    postRound(core)
+  }
+
+  @inlinable
+  nonisolated func postRound(_ core: StoreCore<State>) {
     DispatchQueue.main.async { [weak core] in
       guard let core else { return }
       MainActor.assumeIsolated { core._mainLoop.runRound(core) }
@@ -153,15 +160,31 @@ final class MainLoop<State: Sendable> {
   ///     delivered instead of the newest (C7); `nil` to read the newest.
   @inlinable
   func runRound(_ core: StoreCore<State>, committed: Reduction<State>.Snapshot? = nil) {
-    guard !_isRunning else { return }
+    guard !_isRunning else {
+      // Started by a run loop that a subscriber runs inside the running round (a modal alert
+      // shown from `newState`): not nested (C6). The mark stays set, so commits meanwhile post
+      // no round of their own; the running round posts this one when it ends (C7).
+      _rounds._pointer.pointee.isRoundRequested = true
+      return
+    }
     if _isRoundDue.load(ordering: .relaxed) {
       _isRoundDue.store(false, ordering: .sequentiallyConsistent)
     }
     guard !core.isBatchOpenOnAnotherThread else { return }  // its end schedules a round
     _isRunning = true
-    defer { _isRunning = false }
+    defer { endRound(core) }
     deliverNewest(core, ifVersion: nil, committed: committed)
     if !_rounds._pointer.pointee.queued.isEmpty { runChain(core) }
+  }
+
+  /// Ends a round, and posts the round a run loop inside it asked for.
+  @inlinable
+  func endRound(_ core: StoreCore<State>) {
+    _isRunning = false
+    if _rounds._pointer.pointee.isRoundRequested {
+      _rounds._pointer.pointee.isRoundRequested = false
+      postRound(core)
+    }
   }
 
   /// Delivers the state a new subscription starts from, as a round of its own unless one runs.
@@ -175,7 +198,7 @@ final class MainLoop<State: Sendable> {
       return
     }
     _isRunning = true
-    defer { _isRunning = false }
+    defer { endRound(core) }
     entry.deliverInitial(state, version: version)
     runChain(core)
   }
