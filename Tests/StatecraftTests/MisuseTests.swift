@@ -44,6 +44,36 @@ import Testing
     #expect(message.contains("while reducing Peek"))
   }
 
+  /// The mark "this thread reduces store A" is per thread and per store: a reducer of A that
+  /// reduces another store B on its way (a second store's reducer nested in the first) is not
+  /// a misuse, and A's mark is back once B's reduction ends.
+  @Test func aReducerThatDispatchesToAnotherStoreIsStillCheckedAfterwards() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      // If the check missed the read, the read would wait for the lock its own reducer holds:
+      // the alarm ends that child, and the message expectations below fail instead of a hang.
+      alarm(20)
+      struct Log: Action {}
+      struct Outer: Action {}
+      let other = Store<Int>(reducer: { _, state in (state ?? 0) + 1 }, state: 0)
+      nonisolated(unsafe) var store: Store<Int>?
+      store = Store<Int>(
+        reducer: { action, state in
+          if action is Outer {
+            other.dispatch(Log())
+            precondition(other.state == 1, "the other store reduced and can be read")
+            _ = store?.state
+          }
+          return state ?? 0
+        },
+        state: 0
+      )
+      store?.dispatch(Outer())
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("Store.state was read from inside a reducer"))
+    #expect(message.contains("while reducing Outer"))
+  }
+
   @Test func subscribingFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       struct Watch: Action {}

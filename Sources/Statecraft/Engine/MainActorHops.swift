@@ -110,7 +110,7 @@ extension StoreCore {
       case .batch(let actions):
         _processLock.whileOwning(me) {
           for action in actions { _processLock.enqueue(action) }
-          _ = reducePending(thread: me)
+          _ = reducePending()
         }
       }
     }

@@ -1,3 +1,5 @@
+import StatecraftAtomics
+
 // Inlinable, so that the app compiles the path of an action for its own `State`: built
 // generic in the library, a main-thread dispatch with one subscriber took 10,772 instructions
 // instead of 1,099 and allocated, a dispatch from another thread 1,637 instead of 339
@@ -9,8 +11,9 @@
 /// hold it strongly: a middleware that keeps `next` after the store is gone then reduces into
 /// this orphan, which no one reads, instead of every dispatch paying for a weak reference.
 ///
-/// The committed state is behind the state lock; `_reducingAction` is touched only by the thread
-/// recorded in `_reducingThread`, inside that lock.
+/// The committed state is behind the state lock. Which reduction a thread is running, and the
+/// action, are thread-local (`sc_begin_reducing` in `StatecraftAtomics`), so that every store
+/// method can stop when a reducer calls it (C11) without reading memory other threads write.
 @usableFromInline
 final class Reduction<State: Sendable>: Sendable {
   @usableFromInline
@@ -33,11 +36,11 @@ final class Reduction<State: Sendable>: Sendable {
   }
 
   @usableFromInline let _committed: Locked<Committed>
-  @usableFromInline let _reduce: Reduce
-  /// The thread running the reducer, or 0: lets every store method stop when a reducer calls it.
-  @usableFromInline let _reducingThread: AtomicCell<UInt>
-  /// The address of the action being reduced, or 0; read only for a misuse message.
-  @usableFromInline let _reducingAction: Slot<UInt>
+  /// The reducer, either shape, as one function that changes the committed state in place.
+  ///
+  /// One closure rather than the `Reduce` enum: binding the enum's payload retained and released
+  /// the reducer's context on every dispatch, inside the state lock.
+  @usableFromInline let _reduce: @Sendable (inout State?, borrowing any Action) -> Void
   @usableFromInline let _listeners: ActionListeners
   /// For a scope: reads the root's committed state through the scope's key path, with the
   /// root's version, instead of a committed state of its own (`nil` once the root is gone).
@@ -48,11 +51,18 @@ final class Reduction<State: Sendable>: Sendable {
 
   @inlinable
   init(reduce: Reduce, state: State?, source: Source? = nil) {
-    _reduce = reduce
+    switch reduce {
+    case .returning(let reducer):
+      _reduce = { state, action in state = reducer(action, state.take()) }
+    case .inPlace(let reducer):
+      _reduce = { state, action in
+        guard var next = state.take() else { Misuse.noState() }
+        reducer(&next, action)
+        state = next
+      }
+    }
     _source = source
     _committed = Locked(Committed(state: state))
-    _reducingThread = AtomicCell<UInt>(0)
-    _reducingAction = Slot(0)
     _listeners = ActionListeners()
   }
 
@@ -78,8 +88,8 @@ final class Reduction<State: Sendable>: Sendable {
   /// Stops the program if the calling thread is running the reducer (C11).
   @inlinable
   func checkNotReducing(_ call: @autoclosure () -> Misuse.StoreCall) {
-    if _reducingThread.load(ordering: .relaxed) == currentThreadID() {
-      let action = UnsafePointer<any Action>(bitPattern: _reducingAction._pointer.pointee)
+    if sc_reducing_reduction() == UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) {
+      let action = sc_reducing_action()?.assumingMemoryBound(to: (any Action).self)
       Misuse.calledFromReducer(call(), reducing: action.map { type(of: $0.pointee) })
     }
   }
@@ -92,27 +102,30 @@ final class Reduction<State: Sendable>: Sendable {
   // (callgrind: 419 instructions a dispatch instead of 381).
   @inlinable @inline(__always)
   @discardableResult
-  func commit(_ action: any Action, thread: UInt) -> UInt64 {
-    withUnsafePointer(to: action) { commit(at: $0, thread: thread) }
+  func commit(_ action: any Action) -> UInt64 {
+    withUnsafePointer(to: action) { commit(at: $0) }
   }
 
-  /// ``commit(_:thread:)`` for the action at `action`, which the dispatch path passes by address
-  /// (see `StoreCore.dispatch(at:)`).
+  /// ``commit(_:)`` for the action at `action`, which the dispatch path passes by address (see
+  /// `StoreCore.dispatch(at:)`).
   @inlinable @inline(__always)
   @discardableResult
-  func commit(at action: UnsafePointer<any Action>, thread: UInt) -> UInt64 {
-    commit(at: action, thread: thread) { _, version in version }
+  func commit(at action: UnsafePointer<any Action>) -> UInt64 {
+    commit(at: action) { _, version in version }
   }
 
-  /// ``commit(at:thread:)``, returning what `read` makes of the committed state and its
-  /// version in the same critical section.
+  /// ``commit(at:)``, returning what `read` makes of the committed state and its version in the
+  /// same critical section.
   @inlinable @inline(__always)
   func commit<Result>(
-    at action: UnsafePointer<any Action>, thread: UInt,
+    at action: UnsafePointer<any Action>,
     then read: (_ committed: borrowing Committed, _ version: UInt64) -> Result
   ) -> Result {
+    // Copied before the lock, not inside it: the reducer takes the action borrowed, and the copy
+    // of the existential that reading `pointee` makes was a seventh of the critical section.
+    let copy = action.pointee
     let result = _committed.withLock { committed in
-      let version = commitLocked(&committed, at: action, thread: thread)
+      let version = commitLocked(&committed, copy, at: action)
       return read(committed, version)
     }
     if _listeners._count.load(ordering: .relaxed) > 0 {
@@ -126,9 +139,11 @@ final class Reduction<State: Sendable>: Sendable {
   ///
   /// Returns the version committed last.
   @discardableResult
-  func commitAll(_ actions: [any Action], thread: UInt) -> UInt64 {
+  func commitAll(_ actions: [any Action]) -> UInt64 {
     let version = _committed.withLock { committed in
-      for action in actions { _ = commitLocked(&committed, action, thread: thread) }
+      for action in actions {
+        _ = withUnsafePointer(to: action) { commitLocked(&committed, action, at: $0) }
+      }
       return committed._version
     }
     if _listeners._count.load(ordering: .relaxed) > 0 {
@@ -137,33 +152,20 @@ final class Reduction<State: Sendable>: Sendable {
     return version
   }
 
-  /// Reduces `action` into `committed`, which the caller has locked.
-  @inlinable @inline(__always)
-  func commitLocked(_ committed: inout Committed, _ action: any Action, thread: UInt) -> UInt64 {
-    withUnsafePointer(to: action) { commitLocked(&committed, at: $0, thread: thread) }
-  }
-
+  /// Reduces `action`, found at `address`, into `committed`, which the caller has locked.
   @inlinable @inline(__always)
   func commitLocked(
-    _ committed: inout Committed, at action: UnsafePointer<any Action>, thread: UInt
+    _ committed: inout Committed, _ action: borrowing any Action,
+    at address: UnsafePointer<any Action>
   ) -> UInt64 {
-    _reducingThread.store(thread, ordering: .relaxed)
     // The action's address, not `type(of: action)`: that is a runtime call (53 instructions a
     // dispatch, callgrind), for a message that is almost never written.
-    _reducingAction._pointer.pointee = UInt(bitPattern: action)
-    switch _reduce {
-    case .returning(let reducer):
-      committed._state = reducer(action.pointee, committed._state.take())
-    case .inPlace(let reducer):
-      guard var state = committed._state.take() else { Misuse.noState() }
-      reducer(&state, action.pointee)
-      committed._state = state
-    }
-    _reducingThread.store(0, ordering: .relaxed)
-    _reducingAction._pointer.pointee = 0
+    let outer = sc_begin_reducing(Unmanaged.passUnretained(self).toOpaque(), address)
+    _reduce(&committed._state, action)
+    sc_end_reducing(outer)
     committed._version &+= 1
     if _listeners._observerCount.load(ordering: .relaxed) > 0 {
-      _listeners.notifyObservers(action.pointee)
+      _listeners.notifyObservers(copy action)
     }
     return committed._version
   }

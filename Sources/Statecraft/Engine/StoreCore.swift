@@ -230,7 +230,7 @@ final class StoreCore<State: Sendable>: Sendable {
       #if DEBUG
         Misuse.checkReducible(action.pointee, in: State.self)
       #endif
-      return _reduction.commit(at: action, thread: me) { committed, version in
+      return _reduction.commit(at: action) { committed, version in
         readingState ? committed._state.map { ($0, version) } : nil
       }
     }
@@ -265,7 +265,7 @@ final class StoreCore<State: Sendable>: Sendable {
         Misuse.checkReducible(action, in: State.self)
       #endif
       if _processLock.isOwned(by: me) {
-        _reduction.commit(action, thread: me)
+        _reduction.commit(action)
       } else {
         self?.reduceLater(action, thread: me)
       }
@@ -277,7 +277,7 @@ final class StoreCore<State: Sendable>: Sendable {
   func reduceLater(_ action: any Action, thread me: UInt, notifying: Bool = true) {
     guard let chain, !hopToMainIfNeeded(.reduce(action)) else { return }
     _processLock.whileOwning(me) {
-      _reduction.commit(action, thread: me)
+      _reduction.commit(action)
       drainPending(chain)
     }
     if notifying { notify() }
@@ -289,7 +289,7 @@ final class StoreCore<State: Sendable>: Sendable {
   func reduceInitIfNeeded() {
     guard _reduction.snapshot == nil else { return }
     let me = currentThreadID()
-    _processLock.whileOwning(me) { _ = _reduction.commit(StatecraftInit(), thread: me) }
+    _processLock.whileOwning(me) { _ = _reduction.commit(StatecraftInit()) }
   }
 
   // MARK: Batching
@@ -325,7 +325,7 @@ final class StoreCore<State: Sendable>: Sendable {
     _batchThread.store(me, ordering: .relaxed)
     _processLock.whileOwning(me) {
       body()
-      _ = reducePending(thread: me)
+      _ = reducePending()
     }
     _batchThread.store(0, ordering: .releasing)
     notify()
@@ -334,7 +334,7 @@ final class StoreCore<State: Sendable>: Sendable {
   /// Reduces what is queued in the process lock's pending queue; the caller owns the lock.
   ///
   /// Returns the version committed last.
-  func reducePending(thread me: UInt) -> UInt64 {
+  func reducePending() -> UInt64 {
     if let chain {
       drainPending(chain)
       return _reduction.version
@@ -346,7 +346,7 @@ final class StoreCore<State: Sendable>: Sendable {
       #endif
       actions.append(action)
     }
-    return _reduction.commitAll(actions, thread: me)
+    return _reduction.commitAll(actions)
   }
 
   /// Whether another thread is in the middle of a batch whose actions commit one by one, so that
@@ -372,7 +372,7 @@ final class StoreCore<State: Sendable>: Sendable {
         #if DEBUG
           Misuse.checkReducible(action, in: State.self)
         #endif
-        return _reduction.commit(action, thread: me)
+        return _reduction.commit(action)
       }
       return _processLock.whileOwning(me) {
         chain(action)
@@ -384,7 +384,7 @@ final class StoreCore<State: Sendable>: Sendable {
       defer { _batchThread.store(0, ordering: .releasing) }
       return _processLock.whileOwning(me) {
         for action in actions { _processLock.enqueue(action) }
-        return reducePending(thread: me)
+        return reducePending()
       }
     }
   }

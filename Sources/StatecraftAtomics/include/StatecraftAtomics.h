@@ -89,4 +89,40 @@ static inline void sc_publish_main_queue_key(uint64_t key) {
   __atomic_store_n(&sc_main_queue_key_value, key, __ATOMIC_RELEASE);
 }
 
+// A hint to the processor that this thread is spinning, for the lock's short wait.
+static inline void sc_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+// What the calling thread is reducing: the store's `Reduction` and the action, by address, or
+// null. Thread-local, so that the check every store method makes ("is this thread running my
+// reducer?", C11) and the marks around each reduction write no memory that another thread reads:
+// as atomics in the store, they moved two more cache lines between cores on every dispatch
+// under contention.
+typedef struct {
+  const void *reduction;
+  const void *action;
+} sc_reducing_t;
+
+extern _Thread_local sc_reducing_t sc_reducing_value;
+
+static inline const void *sc_reducing_reduction(void) { return sc_reducing_value.reduction; }
+
+static inline const void *sc_reducing_action(void) { return sc_reducing_value.action; }
+
+// Marks the start of a reduction on this thread, returning the mark it replaces (a reducer of
+// one store may dispatch to another store, whose reduction nests).
+static inline sc_reducing_t sc_begin_reducing(const void *reduction, const void *action) {
+  sc_reducing_t previous = sc_reducing_value;
+  sc_reducing_value.reduction = reduction;
+  sc_reducing_value.action = action;
+  return previous;
+}
+
+static inline void sc_end_reducing(sc_reducing_t previous) { sc_reducing_value = previous; }
+
 #endif
