@@ -125,24 +125,6 @@ private func contentionBenchmarks() {
     benchmark.stopMeasurement()
     require(state.withLock { $0 } == 40_000)
   }
-  Benchmark(
-    "n floor: the same mutex, each call first asking whether it runs on the main queue",
-    configuration: configuration
-  ) { benchmark in
-    // What any store that keeps C7 (a dispatch on the main queue notifies before it returns)
-    // pays at least: the mutex and the one question the store asks libdispatch per dispatch.
-    let state = PlatformMutex(0)
-    let key = MainQueueKey.shared
-    benchmark.startMeasurement()
-    DispatchQueue.concurrentPerform(iterations: 4) { _ in
-      for _ in 0..<10_000 {
-        if key.isMainQueue { fatalError("the benchmark runs off the main queue") }
-        state.withLock { $0 = counterReducer(action: Tick(), state: $0) }
-      }
-    }
-    benchmark.stopMeasurement()
-    require(state.withLock { $0 } == 40_000)
-  }
   Benchmark("n: 4 threads × 10,000 dispatches, 1 subscriber", configuration: configuration) {
     benchmark in
     let store = Store<Int>(reducer: counterReducer, state: 0)
@@ -208,24 +190,6 @@ private final class LatestView: StoreSubscriber {
     last = state
   }
 }
-
-/// A key set on the main queue, asked for as the store asks: libdispatch's C function, not
-/// `DispatchQueue.getSpecific`, which boxes the value and casts it back.
-private final class MainQueueKey: Sendable {
-  static let shared = MainQueueKey()
-  private let key = DispatchSpecificKey<UInt8>()
-
-  private init() {
-    DispatchQueue.main.setSpecific(key: key, value: 1)
-  }
-
-  var isMainQueue: Bool {
-    dispatchGetSpecific(Unmanaged.passUnretained(key).toOpaque()) != nil
-  }
-}
-
-@_silgen_name("dispatch_get_specific")
-private func dispatchGetSpecific(_ key: UnsafeRawPointer) -> UnsafeMutableRawPointer?
 
 /// A value behind a `pthread_mutex_t`, the lock the store takes on Linux.
 private final class PlatformMutex<Value>: @unchecked Sendable {
