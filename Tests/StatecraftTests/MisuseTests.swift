@@ -1,5 +1,3 @@
-import Dispatch
-import Foundation
 import Statecraft
 import StatecraftTestSupport
 import Testing
@@ -8,6 +6,7 @@ import Testing
 @Suite(.bounded(minutes: 1)) struct MisuseTests {
   @Test func dispatchFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      limitThisChildProcess(toSeconds: 20)
       struct Nested: Action {}
       struct Outer: Action {}
       nonisolated(unsafe) var store: Store<Int>?
@@ -28,6 +27,7 @@ import Testing
 
   @Test func readingStateFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      limitThisChildProcess(toSeconds: 20)
       struct Peek: Action {}
       nonisolated(unsafe) var store: Store<Int>?
       store = Store<Int>(
@@ -50,8 +50,8 @@ import Testing
   @Test func aReducerThatDispatchesToAnotherStoreIsStillCheckedAfterwards() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       // If the check missed the read, the read would wait for the lock its own reducer holds:
-      // the alarm ends that child, and the message expectations below fail instead of a hang.
-      alarm(20)
+      // the time limit ends that child, and the message expectations below fail, not hang.
+      limitThisChildProcess(toSeconds: 20)
       struct Log: Action {}
       struct Outer: Action {}
       let other = Store<Int>(reducer: { _, state in (state ?? 0) + 1 }, state: 0)
@@ -76,6 +76,7 @@ import Testing
 
   @Test func subscribingFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      limitThisChildProcess(toSeconds: 20)
       struct Watch: Action {}
       await MainActor.run {
         nonisolated(unsafe) var store: Store<Int>?
@@ -102,6 +103,7 @@ import Testing
 
   @Test func aSubscriberThatAlwaysDispatchesStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      limitThisChildProcess(toSeconds: 20)
       struct Ping: Action {}
       await MainActor.run {
         let store = Store<Int>(reducer: { _, state in (state ?? 0) + 1 }, state: 0)
@@ -116,6 +118,7 @@ import Testing
 
   @Test func aMiddlewareThatAlwaysDispatchesStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      limitThisChildProcess(toSeconds: 20)
       struct Echo: Action {}
       let echo: Middleware<Int> = { dispatch, _ in
         { next in
@@ -138,6 +141,7 @@ import Testing
 
   @Test func batchFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      limitThisChildProcess(toSeconds: 20)
       callFromReducer { store in store.batch {} }
     }
     expectMessage(result, contains: "Store.batch was called from inside a reducer")
@@ -145,6 +149,7 @@ import Testing
 
   @Test func unsubscribeFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      limitThisChildProcess(toSeconds: 20)
       callFromReducer { store in store.unsubscribe(Trigger.Box()) }
     }
     expectMessage(result, contains: "Store.unsubscribe was called from inside a reducer")
@@ -154,6 +159,7 @@ import Testing
     let result = await #expect(
       processExitsWith: .failure, observing: [\.standardErrorContent, \.standardOutputContent]
     ) {
+      limitThisChildProcess(toSeconds: 20)
       callFromReducer { store in
         store.dispatch(Thunk<Int> { _, _ in print("the thunk ran") })
       }
@@ -165,6 +171,7 @@ import Testing
 
   @Test func dispatchingASequenceFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      limitThisChildProcess(toSeconds: 20)
       callFromReducer { store in store.dispatch(AsyncStream<Trigger> { $0.finish() }) }
     }
     expectMessage(result, contains: "Store.dispatch(Thunk) was called from inside a reducer")
@@ -172,6 +179,7 @@ import Testing
 
   @Test func dispatchingAnActionCreatorFromAReducerNamesIt() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      limitThisChildProcess(toSeconds: 20)
       callFromReducer { store in store.dispatch { _, _ in Trigger() } }
     }
     expectMessage(result, contains: "dispatch was called with an action creator from inside")
@@ -191,14 +199,7 @@ struct Trigger: Action {
 
 /// Makes a store whose reducer calls `call` with the store when it reduces ``Trigger``, and
 /// dispatches one.
-///
-/// Runs in an exit test's child process, where a time limit does not reach: a watchdog ends a
-/// call that hangs, with a message the tests do not accept.
 func callFromReducer(_ call: @escaping @Sendable (Store<Int>) -> Void) {
-  DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
-    FileHandle.standardError.write(Data("the call hung inside the reducer\n".utf8))
-    exit(2)
-  }
   nonisolated(unsafe) var store: Store<Int>?
   store = Store<Int>(
     reducer: { action, state in

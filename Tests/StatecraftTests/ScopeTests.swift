@@ -146,6 +146,7 @@ import Testing
 
   @Test func readingAScopeAfterItsRootIsReleasedStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      limitThisChildProcess(toSeconds: 20)
       struct Counter: Equatable, Sendable { var value = 0 }
       let scope = await MainActor.run {
         Store(reducer: { (_: inout Counter, _: any Action) in }, state: Counter()).scope(\.value)
