@@ -39,6 +39,29 @@ func subscriberBenchmarks() {
     }
   }
 
+  // The same with closure subscriptions: each selection that repeats is skipped before the last
+  // step, so an object's weak reference is read only for the one subscriber that receives.
+  Benchmark(
+    "b: the same with 1,000 closure subscriptions (tokens)", configuration: .kilo
+  ) {
+    benchmark in
+    await onMainActor(benchmark) { benchmark in
+      let store = fieldsStore()
+      let views = (0..<1_000).map { _ in CountingView<Int>() }
+      let tokens = views.indices.map { index in
+        store.subscribe(
+          { $0.select { $0.values[index] } }, receive: { views[index].newState(state: $0) })
+      }
+      benchmark.startMeasurement()
+      for iteration in benchmark.scaledIterations {
+        store.dispatch(SetField(index: iteration % 1_000))
+      }
+      benchmark.stopMeasurement()
+      require(views.map(\.received).reduce(0, +) == 1_000 + benchmark.scaledIterations.count)
+      blackHole(tokens)
+    }
+  }
+
   Benchmark("c baseline: 1,000 closures called", configuration: .kilo) { benchmark in
     var total = 0
     let closures = (0..<1_000).map { offset in opaque { (value: Int) in value &+ offset } }
