@@ -72,21 +72,31 @@ final class Lock: @unchecked Sendable {
   @inlinable
   static var spinsBeforeSleeping: Int { 100 }
 
+  // Spins a little before sleeping: glibc's mutex goes to the kernel at once when it is held,
+  // and with 4 threads dispatching to one store on 2 cores a third of the time went to futex
+  // calls (Benchmarks/README.md, n). `os_unfair_lock` sleeps at once too unless asked to spin,
+  // which only macOS 15 and iOS 18 can. Try-locks, so that ThreadSanitizer sees every
+  // acquisition.
   @inlinable
   static func lock(_ mutex: UnsafeMutablePointer<Primitive>) {
+    if tryLock(mutex) { return }
+    for _ in 0..<spinsBeforeSleeping {
+      sc_cpu_relax()
+      if tryLock(mutex) { return }
+    }
     #if canImport(Darwin)
       os_unfair_lock_lock(mutex)
     #else
-      // Spins a little before sleeping: glibc's mutex goes to the kernel at once when it is held,
-      // and with 4 threads dispatching to one store on 2 cores a third of the time went to futex
-      // calls (Benchmarks/README.md, n). `os_unfair_lock` spins by itself. Try-locks, so that
-      // ThreadSanitizer still sees every acquisition.
-      if pthread_mutex_trylock(mutex) == 0 { return }
-      for _ in 0..<spinsBeforeSleeping {
-        sc_cpu_relax()
-        if pthread_mutex_trylock(mutex) == 0 { return }
-      }
       pthread_mutex_lock(mutex)
+    #endif
+  }
+
+  @inlinable
+  static func tryLock(_ mutex: UnsafeMutablePointer<Primitive>) -> Bool {
+    #if canImport(Darwin)
+      return os_unfair_lock_trylock(mutex)
+    #else
+      return pthread_mutex_trylock(mutex) == 0
     #endif
   }
 
