@@ -41,8 +41,55 @@ package final class AtomicCell<Value: AtomicWordRepresentable>: @unchecked Senda
   }
 
   @inlinable
-  var _address: UnsafeMutablePointer<UInt64> {
-    _getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: UInt64.self)
+  var _atomic: AtomicWord<Value> {
+    AtomicWord(_getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: UInt64.self))
+  }
+
+  @inlinable
+  package func load(ordering: AtomicOrdering) -> Value {
+    _atomic.load(ordering: ordering)
+  }
+
+  @inlinable
+  package func store(_ value: Value, ordering: AtomicOrdering) {
+    _atomic.store(value, ordering: ordering)
+  }
+
+  @inlinable
+  package func exchange(_ value: Value, ordering: AtomicOrdering) -> Value {
+    _atomic.exchange(value, ordering: ordering)
+  }
+}
+
+extension AtomicCell where Value: FixedWidthInteger {
+  @inlinable
+  @discardableResult
+  package func add(_ delta: Value, ordering: AtomicOrdering) -> (oldValue: Value, newValue: Value) {
+    _atomic.add(delta, ordering: ordering)
+  }
+
+  @inlinable
+  @discardableResult
+  package func subtract(_ delta: Value, ordering: AtomicOrdering) -> (
+    oldValue: Value, newValue: Value
+  ) {
+    _atomic.add(0 &- delta, ordering: ordering)
+  }
+}
+
+/// The atomic operations on one 64-bit word, reached by its address.
+///
+/// ``AtomicCell`` keeps one word in its own object; an object that needs several atomic fields
+/// keeps them in one stored tuple and hands out an `AtomicWord` for each (as
+/// `SubscriptionStatus` does), which saves an allocation per field. The object that holds the
+/// word must outlive every use of its `AtomicWord`.
+@usableFromInline
+package struct AtomicWord<Value: AtomicWordRepresentable> {
+  @usableFromInline let _address: UnsafeMutablePointer<UInt64>
+
+  @inlinable
+  package init(_ address: UnsafeMutablePointer<UInt64>) {
+    _address = address
   }
 
   @inlinable
@@ -79,7 +126,7 @@ package final class AtomicCell<Value: AtomicWordRepresentable>: @unchecked Senda
   }
 }
 
-extension AtomicCell where Value: FixedWidthInteger {
+extension AtomicWord where Value: FixedWidthInteger {
   @inlinable
   @discardableResult
   package func add(_ delta: Value, ordering: AtomicOrdering) -> (oldValue: Value, newValue: Value) {
@@ -94,14 +141,6 @@ extension AtomicCell where Value: FixedWidthInteger {
       }
     let oldValue = Value(atomicWord: old)
     return (oldValue, oldValue &+ delta)
-  }
-
-  @inlinable
-  @discardableResult
-  package func subtract(_ delta: Value, ordering: AtomicOrdering) -> (
-    oldValue: Value, newValue: Value
-  ) {
-    add(0 &- delta, ordering: ordering)
   }
 }
 

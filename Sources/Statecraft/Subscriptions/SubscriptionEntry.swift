@@ -9,20 +9,36 @@
 /// finds the subscriber deallocated: a weak reference would move the entry's reference counts to
 /// the slow path on every notification.
 @usableFromInline
-final class SubscriptionStatus: Sendable {
+final class SubscriptionStatus: @unchecked Sendable {
+  // @unchecked Sendable: the words are only read and written through the atomic operations of
+  // `AtomicWord`. One stored tuple instead of three `AtomicCell`s: three allocations less per
+  // subscription (96 requested bytes), and one cache line for what each delivery reads.
+  @usableFromInline var _words: (isActive: UInt64, isRemoved: UInt64, startVersion: UInt64) =
+    (1, 0, 0)
+
+  @inlinable
+  var _base: UnsafeMutablePointer<UInt64> {
+    _getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: UInt64.self)
+  }
+
   /// Cleared by removal (any thread) or when the subscriber is found deallocated.
   ///
   /// Checked just before each delivery, so removal during a notification round takes effect at
   /// once.
-  @usableFromInline let _isActive = AtomicCell<Bool>(true)
+  @inlinable
+  var _isActive: AtomicWord<Bool> { AtomicWord(_base) }
+
   /// Set once the registry has counted the subscription as removed; guarded by the registry
   /// lock.
-  @usableFromInline let _isRemoved = AtomicCell<Bool>(false)
+  @inlinable
+  var _isRemoved: AtomicWord<Bool> { AtomicWord(_base + 1) }
+
   /// The version of the state delivered on subscribing; later deliveries must be newer.
   ///
   /// `UInt64.max` until a subscription made off the main queue gets its first state there; set
   /// before the entry is shared or on the main queue, and read only there.
-  @usableFromInline let _startVersion = AtomicCell<UInt64>(0)
+  @inlinable
+  var _startVersion: AtomicWord<UInt64> { AtomicWord(_base + 2) }
 
   @inlinable
   init() {}
