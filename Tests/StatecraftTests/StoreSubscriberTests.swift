@@ -130,6 +130,29 @@ import Testing
   /// A view that appears and goes while the store notifies: each subscribe comes after a round,
   /// which the main loop's copy of the registry must not miss (and must not make O(n), which
   /// `gate_e_subscribe_between_rounds` in Benchmarks/ checks).
+  /// Removal counts a subscription out at once and its entry leaves the registry by the next
+  /// compaction, for subscriptions made at any version of the state and of either form: the
+  /// registry's memory follows the subscriptions that stand.
+  @Test func removedSubscriptionsLeaveTheRegistry() {
+    let store = makeStore()
+    store.dispatch(Increment())
+    let recorders = (0..<100).map { _ in Recorder<Int>() }
+    var tokens: [SubscriptionToken] = []
+    for recorder in recorders {
+      store.subscribe(recorder) { $0.select(\.count) }
+      tokens.append(store.subscribe({ $0.select(\.count) }, receive: { _ in }))
+      store.dispatch(Increment())
+    }
+    #expect(store._subscriptionCounts == (standing: 200, registered: 200))
+    for (recorder, token) in zip(recorders, tokens) {
+      store.unsubscribe(recorder)
+      token.cancel()
+    }
+    let counts = store._subscriptionCounts
+    #expect(counts.standing == 0)
+    #expect(counts.registered < 32, "fewer removed entries than a compaction waits for")
+  }
+
   @Test func subscribersComeAndGoBetweenRounds() {
     let store = makeStore()
     let keep = (0..<10).map { _ in Recorder<Int>() }

@@ -173,3 +173,11 @@ extension Store {
     _core.removeSubscription(of: ObjectIdentifier(subscriber))
   }
 }
+
+extension Store {
+  /// The subscriptions counted as standing and the entries the registry keeps; for the
+  /// package's tests.
+  package var _subscriptionCounts: (standing: Int, registered: Int) {
+    _core.subscriptionCounts
+  }
+}

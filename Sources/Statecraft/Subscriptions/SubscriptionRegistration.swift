@@ -119,6 +119,15 @@ extension StoreCore {
     }
   }
 
+  /// The subscriptions counted as standing, and the entries the registry keeps (removed ones not
+  /// yet compacted included); for the package's tests of removal and compaction.
+  package var subscriptionCounts: (standing: Int, registered: Int) {
+    (
+      _subscriptionCount.load(ordering: .sequentiallyConsistent),
+      _registry.withLock { $0._entries.count }
+    )
+  }
+
   /// Changes the subscription count and tells the occupancy observer when it crosses zero.
   private func countSubscriptions(by delta: Int) {
     let old = _subscriptionCount.add(delta, ordering: .sequentiallyConsistent).oldValue
