@@ -36,7 +36,7 @@ extension Equatable {
   }
 }
 
-extension StoreCore {
+extension StoreCore: SubscriptionRemoving {
   /// Registers a subscription whose steps end in `relay` and delivers the current state to it.
   ///
   /// Counts the subscription before reading the state: every commit after the read then
@@ -93,10 +93,9 @@ extension StoreCore {
   ) -> SubscriptionToken {
     add(relay, status: status, owner: nil)
     // The registry alone owns the entry, so releasing the store releases the closure, which
-    // lets a stream built on it finish. The token names the entry by its status.
-    return SubscriptionToken { [weak self] in
-      self?.removeSubscription(status: status)
-    }
+    // lets a stream built on it finish. The token holds the store weakly and names the entry by
+    // its status.
+    return SubscriptionToken(store: self, status: status)
   }
 
   func removeSubscription(of owner: ObjectIdentifier) {
