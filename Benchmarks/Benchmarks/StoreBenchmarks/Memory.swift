@@ -70,6 +70,22 @@ func memoryBenchmarks() {
       blackHole(views)
     }
   }
+  Benchmark(
+    "g: resident memory per closure subscription (token), 100,000 subscriptions",
+    configuration: .init(metrics: [residentBytes], warmupIterations: 0, maxIterations: 1)
+  ) { benchmark in
+    await onMainActor(benchmark) { benchmark in
+      let store = fieldsStore()
+      // Written before the measurement, so that its pages are resident already.
+      var tokens = [SubscriptionToken?](repeating: nil, count: 100_000)
+      let before = residentMemory()
+      for index in tokens.indices {
+        tokens[index] = store.subscribe({ $0.select(\.version) }, receive: { _ in })
+      }
+      benchmark.measurement(residentBytes, (residentMemory() - before) / tokens.count)
+      blackHole(tokens)
+    }
+  }
 }
 
 /// The process's resident set, in bytes.
