@@ -341,13 +341,23 @@ import Testing
     }
   }
 
+  /// The engine is released with the store, not only the `Store` object: a reducer's capture
+  /// goes too.
   @MainActor
   @Test func c12StoreWithSubscribersAndMiddlewareIsReleased() {
+    final class Capture: Sendable {}
     let passThrough: Middleware<TestState> = { _, _ in { next in { next($0) } } }
     let recorder = Recorder<Int>()
     weak var weakStore: Store<TestState>?
+    weak var capture: Capture?
     do {
-      let store = makeStore(middleware: [passThrough])
+      let captured = Capture()
+      capture = captured
+      let store = Store<TestState>(
+        reducer: { action, state in
+          withExtendedLifetime(captured) { testReducer(action: action, state: state) }
+        },
+        state: TestState(), middleware: [passThrough])
       store.subscribe(recorder) { $0.select(\.count) }
       let token = store.subscribe({ $0.select(\.count) }, receive: { _ in })
       store.dispatch(Increment())
@@ -355,6 +365,7 @@ import Testing
       token.cancel()
     }
     #expect(weakStore == nil)
+    #expect(capture == nil)
     #expect(recorder.values == [0, 1])
   }
 
