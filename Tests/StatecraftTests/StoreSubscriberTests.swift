@@ -177,6 +177,29 @@ import Testing
     #expect(counts.registered < 32, "fewer removed entries than a compaction waits for")
   }
 
+  /// Tokens are cancelled from four threads, each dispatching too, while the main queue runs
+  /// rounds that read the same subscriptions: all are counted out and leave the registry (and
+  /// ThreadSanitizer sees the cancel and the rounds meet only through atomics and the lock).
+  @Test func tokensCancelledFromOtherThreadsWhileRoundsRun() async {
+    let store = makeStore()
+    let delivered = Log<Int>()
+    let tokens = (0..<200).map { index in
+      store.subscribe({ $0.select(\.count) }, receive: { _ in delivered.append(index) })
+    }
+    await runOnThreads(4) { thread in
+      for index in stride(from: thread, to: tokens.count, by: 4) {
+        tokens[index].cancel()
+        store.dispatch(Increment())
+      }
+    }
+    await waitUntil { store._subscriptionCounts.standing == 0 && store.state.count == 200 }
+    #expect(store._subscriptionCounts.standing == 0)
+    #expect(store._subscriptionCounts.registered < 32)
+    let afterCancel = delivered.elements.count
+    store.dispatch(Increment())
+    #expect(delivered.elements.count == afterCancel, "no cancelled token is called again")
+  }
+
   @Test func subscribersComeAndGoBetweenRounds() {
     let store = makeStore()
     let keep = (0..<10).map { _ in Recorder<Int>() }
