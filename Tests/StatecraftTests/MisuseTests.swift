@@ -3,7 +3,11 @@ import StatecraftTestSupport
 import Testing
 
 /// C11: misuse stops the process with a message that names the action and the fix.
-@Suite(.bounded(minutes: 1)) struct MisuseTests {
+///
+/// Serialized: each test starts a child process, and eleven at once (under ThreadSanitizer in
+/// CI, on 2 cores) kept other suites' tasks from a thread for seconds; a `TestStore` waiting 2 s
+/// for a thunk to end failed that way once.
+@Suite(.serialized, .bounded(minutes: 1)) struct MisuseTests {
   @Test func dispatchFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       limitThisChildProcess(toSeconds: 20)
