@@ -1,7 +1,14 @@
+import Dispatch
 import Statecraft
 import StatecraftTestSupport
 import StatecraftTesting
 import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 @MainActor
 @Suite(.bounded(minutes: 1)) struct StoreStubTests {
@@ -87,6 +94,23 @@ import Testing
     store.subscribe(recorder) { $0.select(\.count) }
     await Task.detached { store.dispatch(Increment()) }.value
     #expect(await recorder.waitForValues(count: 2))
+    #expect(recorder.values == [0, 1])
+  }
+
+  /// The main queue is held five times the wait's limit, and the delivery the wait expects is
+  /// queued behind the wait's own wake-up: time the waiting task could not run does not count,
+  /// so the wait sees the delivery instead of failing at its first look after the block.
+  @Test func aWaitThatOtherWorkKeptFromRunningStillSeesWhatArrives() async {
+    let store = Store<CounterState>(reducer: counterReducer, state: CounterState())
+    let recorder = RecordingSubscriber<Int>()
+    store.subscribe(recorder) { $0.select(\.count) }
+    DispatchQueue.main.async {
+      // Holding the main queue for real time is the point: the limit is in real time.
+      usleep(100_000)
+      // Its round is queued now, behind the wait's wake-up, which the block kept waiting.
+      DispatchQueue.global().sync { store.dispatch(Increment()) }
+    }
+    #expect(await recorder.waitForValues(count: 2, timeout: .milliseconds(20)))
     #expect(recorder.values == [0, 1])
   }
 }
