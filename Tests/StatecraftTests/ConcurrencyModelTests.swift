@@ -345,7 +345,6 @@ import Testing
   /// goes too.
   @MainActor
   @Test func c12StoreWithSubscribersAndMiddlewareIsReleased() {
-    final class Capture: Sendable {}
     let passThrough: Middleware<TestState> = { _, _ in { next in { next($0) } } }
     let recorder = Recorder<Int>()
     weak var weakStore: Store<TestState>?
@@ -353,11 +352,7 @@ import Testing
     do {
       let captured = Capture()
       capture = captured
-      let store = Store<TestState>(
-        reducer: { action, state in
-          withExtendedLifetime(captured) { testReducer(action: action, state: state) }
-        },
-        state: TestState(), middleware: [passThrough])
+      let store = makeStore(capturing: captured, middleware: [passThrough])
       store.subscribe(recorder) { $0.select(\.count) }
       let token = store.subscribe({ $0.select(\.count) }, receive: { _ in })
       store.dispatch(Increment())

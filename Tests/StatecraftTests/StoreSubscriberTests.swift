@@ -66,18 +66,13 @@ import Testing
   /// C12: a token holds its store's engine weakly; kept after the store, it keeps nothing of it
   /// alive (the reducer's captures are released), and cancelling or releasing it does nothing.
   @Test func aTokenDoesNotKeepItsStoreAlive() {
-    final class Capture: Sendable {}
     weak var capture: Capture?
     var values: [Int] = []
     var token: SubscriptionToken?
     do {
       let captured = Capture()
       capture = captured
-      let store = Store<TestState>(
-        reducer: { action, state in
-          withExtendedLifetime(captured) { testReducer(action: action, state: state) }
-        },
-        state: TestState())
+      let store = makeStore(capturing: captured)
       token = store.subscribe({ $0.select(\.count) }, receive: { values.append($0) })
       store.dispatch(Increment())
     }

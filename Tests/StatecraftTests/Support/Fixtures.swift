@@ -39,6 +39,21 @@ func makeStore(
 
 /// Records every value it receives, and whether it was on the main queue each time.
 @MainActor
+/// An object a reducer keeps alive, so that a test can tell the store's engine was released.
+final class Capture: Sendable {}
+
+/// A store like ``makeStore(middleware:automaticallySkipsRepeats:)`` whose reducer keeps
+/// `capture` alive as long as the store's engine lives.
+func makeStore(
+  capturing capture: Capture, middleware: [Middleware<TestState>] = []
+) -> Store<TestState> {
+  Store(
+    reducer: { action, state in
+      withExtendedLifetime(capture) { testReducer(action: action, state: state) }
+    },
+    state: TestState(), middleware: middleware)
+}
+
 final class Recorder<Value>: StoreSubscriber {
   private(set) var values: [Value] = []
   private(set) var allOnMainQueue = true
