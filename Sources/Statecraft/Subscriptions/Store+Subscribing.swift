@@ -104,14 +104,8 @@ extension Store {
     _ transform: (Subscription<State>) -> Subscription<SelectedState>,
     repeats: ((SelectedState, SelectedState) -> Bool)?
   ) where Subscriber.StoreSubscriberStateType == SelectedState {
-    let status = SubscriptionStatus()
-    let relay = makeSubscription(transform, repeats: repeats) { [weak subscriber] value in
-      guard let subscriber else {
-        status.markGone()
-        return
-      }
-      subscriber.newState(state: value)
-    }
+    let status = SubscriberStatus(subscriber)
+    let relay = makeSubscription(transform, repeats: repeats) { status.deliver($0) }
     _core.register(relay, status: status, owner: ObjectIdentifier(subscriber))
   }
 

@@ -9,7 +9,7 @@
 /// finds the subscriber deallocated: a weak reference would move the entry's reference counts to
 /// the slow path on every notification.
 @usableFromInline
-final class SubscriptionStatus: @unchecked Sendable {
+class SubscriptionStatus: @unchecked Sendable {
   // @unchecked Sendable: the words are only read and written through the atomic operations of
   // `AtomicWord`. One stored tuple instead of three `AtomicCell`s: three allocations less per
   // subscription (96 requested bytes), and one cache line for what each delivery reads.
@@ -17,7 +17,7 @@ final class SubscriptionStatus: @unchecked Sendable {
     (1, 0, 0)
 
   @inlinable
-  var _base: UnsafeMutablePointer<UInt64> {
+  final var _base: UnsafeMutablePointer<UInt64> {
     _getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: UInt64.self)
   }
 
@@ -26,26 +26,56 @@ final class SubscriptionStatus: @unchecked Sendable {
   /// Checked just before each delivery, so removal during a notification round takes effect at
   /// once.
   @inlinable
-  var _isActive: AtomicWord<Bool> { AtomicWord(_base) }
+  final var _isActive: AtomicWord<Bool> { AtomicWord(_base) }
 
   /// Set once the registry has counted the subscription as removed; guarded by the registry
   /// lock.
   @inlinable
-  var _isRemoved: AtomicWord<Bool> { AtomicWord(_base + 1) }
+  final var _isRemoved: AtomicWord<Bool> { AtomicWord(_base + 1) }
 
   /// The version of the state delivered on subscribing; later deliveries must be newer.
   ///
   /// `UInt64.max` until a subscription made off the main queue gets its first state there; set
   /// before the entry is shared or on the main queue, and read only there.
   @inlinable
-  var _startVersion: AtomicWord<UInt64> { AtomicWord(_base + 2) }
+  final var _startVersion: AtomicWord<UInt64> { AtomicWord(_base + 2) }
 
   @inlinable
   init() {}
 
   @usableFromInline
-  func markGone() {
+  final func markGone() {
     _isActive.store(false, ordering: .releasing)
+  }
+}
+
+/// The status of a subscriber object's subscription, which also holds the subscriber weakly.
+///
+/// The last step calls ``deliver(_:)`` through a closure that captures only this object, so the
+/// closure needs no context of its own: one allocation less per subscription than a closure
+/// capturing the subscriber weakly and the status.
+@usableFromInline
+final class SubscriberStatus<Subscriber: StoreSubscriber>: SubscriptionStatus,
+  @unchecked Sendable
+{
+  // @unchecked Sendable: the subscriber is read only on the main queue, by the last step.
+  @usableFromInline weak let _subscriber: Subscriber?
+
+  @inlinable
+  init(_ subscriber: Subscriber) {
+    _subscriber = subscriber
+    super.init()
+  }
+
+  /// Hands `value` to the subscriber, or marks the subscription gone if it was deallocated.
+  @MainActor
+  @inlinable
+  func deliver(_ value: Subscriber.StoreSubscriberStateType) {
+    guard let subscriber = _subscriber else {
+      markGone()
+      return
+    }
+    subscriber.newState(state: value)
   }
 }
 
