@@ -14,6 +14,7 @@ struct PollingBudget {
 
   private var remaining: UInt64
   private var lastLook: UInt64
+  private var tookLastLook = false
 
   /// A budget of `timeout`, counted from now.
   init(_ timeout: Interval) {
@@ -21,12 +22,16 @@ struct PollingBudget {
     lastLook = MonotonicClock.now
   }
 
-  /// Counts the time since the last look, and returns whether some of the limit is left.
+  /// Counts the time since the last look, and returns whether to look again: while some of the
+  /// limit is left, and once more after it ran out, so that the wait always sleeps or yields at
+  /// least once past its limit before it gives up (work queued behind its wake-up then runs).
   mutating func look() -> Bool {
     let now = MonotonicClock.now
     let spent = min(now - lastLook, Self.longestGap)
     lastLook = now
     remaining -= min(spent, remaining)
-    return remaining > 0
+    if remaining > 0 { return true }
+    defer { tookLastLook = true }
+    return !tookLastLook
   }
 }
