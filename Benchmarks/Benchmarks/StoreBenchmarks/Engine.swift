@@ -1,5 +1,6 @@
 import Benchmark
 import Dispatch
+import Foundation
 import Statecraft
 import Synchronization
 
@@ -104,7 +105,7 @@ private func mainThreadBenchmarks() {
 }
 
 /// n: 4 threads dispatch 10,000 actions each, with one subscriber on the main queue, against a
-/// bare mutex around the same reducer.
+/// bare mutex around the same reducer, the threads started together so that they contend.
 private func contentionBenchmarks() {
   let configuration = Benchmark.Configuration(
     metrics: [.wallClock], timeUnits: .microseconds, warmupIterations: 1,
@@ -116,13 +117,11 @@ private func contentionBenchmarks() {
     // The platform mutex, which the store takes too; Synchronization.Mutex spins in user space
     // first and is not a lock the store can use (Docs/ConcurrencyModel.md).
     let state = PlatformMutex(0)
-    benchmark.startMeasurement()
-    DispatchQueue.concurrentPerform(iterations: 4) { _ in
+    onThreads(4, measuring: benchmark) {
       for _ in 0..<10_000 {
         state.withLock { $0 = counterReducer(action: Tick(), state: $0) }
       }
     }
-    benchmark.stopMeasurement()
     require(state.withLock { $0 } == 40_000)
   }
   Benchmark("n: 4 threads × 10,000 dispatches, 1 subscriber", configuration: configuration) {
@@ -133,14 +132,40 @@ private func contentionBenchmarks() {
       store.subscribe(view)
       return view
     }
-    benchmark.startMeasurement()
-    DispatchQueue.concurrentPerform(iterations: 4) { _ in
+    onThreads(4, measuring: benchmark) {
       for _ in 0..<10_000 { store.dispatch(Tick()) }
     }
-    benchmark.stopMeasurement()
     require(store.state == 40_000)
     await requireDelivery(of: 40_000, to: view)
   }
+}
+
+/// Runs `body` on `count` new threads at once, measuring from the moment all of them are ready
+/// until all have returned. `DispatchQueue.concurrentPerform` was not enough: on 2 cores it often
+/// ran the iterations on the calling thread before a worker woke, so n measured one thread.
+private func onThreads(
+  _ count: Int, measuring benchmark: Benchmark, _ body: @escaping @Sendable () -> Void
+) {
+  let start = StartLine()
+  let finished = DispatchSemaphore(value: 0)
+  for _ in 0..<count {
+    Thread {
+      start.ready.add(1, ordering: .releasing)
+      while !start.go.load(ordering: .acquiring) { sched_yield() }
+      body()
+      finished.signal()
+    }.start()
+  }
+  while start.ready.load(ordering: .acquiring) < count { sched_yield() }
+  benchmark.startMeasurement()
+  start.go.store(true, ordering: .releasing)
+  for _ in 0..<count { finished.wait() }
+  benchmark.stopMeasurement()
+}
+
+private final class StartLine: Sendable {
+  let ready = Atomic(0)
+  let go = Atomic(false)
 }
 
 /// A store of `count` elements with one subscriber selecting the first.
