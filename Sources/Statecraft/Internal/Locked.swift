@@ -67,36 +67,16 @@ final class Lock: @unchecked Sendable {
     mutex.deinitialize(count: 1)
   }
 
-  /// How many times `lock` tries again, pausing between tries, before it waits in the kernel:
-  /// a few microseconds at most, far longer than the store holds a lock to reduce an action.
-  @inlinable
-  static var spinsBeforeSleeping: Int { 100 }
-
-  // Spins a little before sleeping: glibc's mutex goes to the kernel at once when it is held,
-  // and with 4 threads dispatching to one store on 2 cores a third of the time went to futex
-  // calls (Benchmarks/README.md, n). `os_unfair_lock` sleeps at once too unless asked to spin,
-  // which only macOS 15 and iOS 18 can. Try-locks, so that ThreadSanitizer sees every
-  // acquisition.
+  // Sleeps at once when the mutex is held, as both platform mutexes do. A spin before sleeping
+  // made 4 threads dispatching to one store on 2 cores 1.3-1.7× slower (Benchmarks/README.md,
+  // n): the spinning thread took the lock at each release, so the lock and the state moved
+  // between cores on every dispatch, where a sleeping waiter lets the holder run on.
   @inlinable
   static func lock(_ mutex: UnsafeMutablePointer<Primitive>) {
-    if tryLock(mutex) { return }
-    for _ in 0..<spinsBeforeSleeping {
-      sc_cpu_relax()
-      if tryLock(mutex) { return }
-    }
     #if canImport(Darwin)
       os_unfair_lock_lock(mutex)
     #else
       pthread_mutex_lock(mutex)
-    #endif
-  }
-
-  @inlinable
-  static func tryLock(_ mutex: UnsafeMutablePointer<Primitive>) -> Bool {
-    #if canImport(Darwin)
-      return os_unfair_lock_trylock(mutex)
-    #else
-      return pthread_mutex_trylock(mutex) == 0
     #endif
   }
 
