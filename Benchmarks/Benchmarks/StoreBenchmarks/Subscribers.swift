@@ -108,6 +108,30 @@ func subscriberBenchmarks() {
       blackHole(tokens)
     }
   }
+
+  // What a view controller writes with a token: the closure holds the view weakly, so it pays the
+  // weak reference that a subscriber object's status pays for it (C9). Like with like for c.
+  Benchmark(
+    "c: 1,000 tokens whose closures hold their views weakly, every one notified",
+    configuration: .kilo
+  ) {
+    benchmark in
+    await onMainActor(benchmark) { benchmark in
+      let store = fieldsStore()
+      let views = (0..<1_000).map { _ in CountingView<Int>() }
+      let tokens = views.map { view in
+        store.subscribe(
+          { $0.select(\.version) }, receive: { [weak view] in view?.newState(state: $0) })
+      }
+      benchmark.startMeasurement()
+      for iteration in benchmark.scaledIterations {
+        store.dispatch(SetField(index: iteration % 1_000))
+      }
+      benchmark.stopMeasurement()
+      require(views.allSatisfy { $0.received == 1 + benchmark.scaledIterations.count })
+      blackHole(tokens)
+    }
+  }
   for standing in [0, 10_000] {
     Benchmark(
       "e: subscribe + unsubscribe with \(standing) standing subscribers", configuration: .kilo
