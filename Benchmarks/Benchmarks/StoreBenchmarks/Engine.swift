@@ -52,6 +52,23 @@ private func backgroundBurstBenchmarks() {
       await requireDelivery(of: store.state.items[0], to: view)
     }
   }
+  // The same with the main queue free, so that rounds run during the burst: each holds the state
+  // while it notifies, and the first commit meanwhile copies it (C13's parenthesis). Not one of
+  // issue 17's targets; it shows what a free main queue costs a burst into a large state.
+  for count in [10_000, 1_000_000] {
+    Benchmark(
+      "l: background burst, main queue free, 1 subscriber, \(count) elements",
+      configuration: configuration
+    ) { benchmark in
+      let (store, view) = await burstStore(count: count)
+      benchmark.startMeasurement()
+      for iteration in benchmark.scaledIterations {
+        store.dispatch(SetItem(index: iteration % count, value: iteration + 1))
+      }
+      benchmark.stopMeasurement()
+      await requireDelivery(of: store.state.items[0], to: view)
+    }
+  }
   Benchmark(
     "gate_l_background_burst",
     configuration: .init(
