@@ -466,6 +466,55 @@ import Testing
     #expect(recorder.values == [0, 1])
   }
 
+  /// A round's subscribers run with no reference to the state left: a commit from another
+  /// thread while a subscriber is being notified changes the state in place. Before, a round
+  /// held the state until its last subscriber returned, and that commit copied all of it.
+  @MainActor
+  @Test(arguments: [false, true])
+  func c13ACommitWhileARoundNotifiesCopiesNothing(roundFromTheMainQueue: Bool) async {
+    let copies = CountedArray.Copies()
+    let store = makeLargeStore(count: 100_000, copies: copies)
+    let recorder = Recorder<Int>()
+    store.subscribe(recorder) { $0.select { $0[0] } }
+    recorder.onNewState = { value in
+      guard value == 1 else { return }
+      onAnotherThreadWhileHoldingTheMainQueue {
+        store.dispatch(SetElement(index: 1, value: 1))
+      }
+    }
+    if roundFromTheMainQueue {
+      store.dispatch(SetElement(index: 0, value: 1))  // C7: its round runs before it returns
+    } else {
+      onAnotherThreadWhileHoldingTheMainQueue { store.dispatch(SetElement(index: 0, value: 1)) }
+    }
+    await waitUntil { recorder.values == [0, 1] }
+    #expect(recorder.values == [0, 1])
+    #expect(store.state[1] == 1, "the commit during the round was reduced")
+    #expect(copies.count.load(ordering: .relaxed) == 0)
+  }
+
+  /// Subscriptions made from a subscriber while a round hands out what its first phase held:
+  /// the round's list of held values must not move under it, and everyone gets their value.
+  @MainActor
+  @Test func subscribingFromASubscriberDuringARoundReachesEveryone() {
+    let store = makeStore()
+    let first = Recorder<Int>()
+    let last = Recorder<Int>()
+    let joiners = (0..<300).map { _ in Recorder<Int>() }
+    store.subscribe(first) { $0.select(\.count) }
+    store.subscribe(last) { $0.select(\.count) }
+    first.onNewState = { count in
+      guard count == 1 else { return }
+      for joiner in joiners { store.subscribe(joiner) { $0.select(\.count) } }
+    }
+    store.dispatch(Increment())
+    #expect(first.values == [0, 1])
+    #expect(last.values == [0, 1])
+    #expect(joiners.allSatisfy { $0.values == [1] })
+    store.dispatch(Increment())
+    #expect(joiners.allSatisfy { $0.values == [1, 2] })
+  }
+
   @MainActor
   @Test func c14OtherThreadsTrafficLeavesTheMainQueueTurnsInBetweenRounds() async {
     let store = makeStore()

@@ -29,6 +29,47 @@ import Testing
     #expect(message.contains("middleware or a thunk"))
   }
 
+  /// A round runs selectors and filters under the state lock (C13): a store call from one
+  /// would wait for that lock forever, so it stops instead (C11).
+  @Test func readingStateFromASelectorStopsWithAMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      limitThisChildProcess(toSeconds: 20)
+      struct Tick: Action {}
+      await MainActor.run {
+        nonisolated(unsafe) var store: Store<Int>?
+        store = Store<Int>(reducer: { _, state in (state ?? 0) + 1 }, state: 0)
+        let recorder = Recorder<Int>()
+        store?.subscribe(recorder) { $0.select { ($0 > 0 ? store?.state : nil) ?? 0 } }
+        store?.dispatch(Tick())
+      }
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("Store.state was called from a subscription's selector or filter"))
+    #expect(message.contains("dispatch from the subscriber's newState"))
+  }
+
+  @Test func dispatchingFromAFilterStopsWithAMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      limitThisChildProcess(toSeconds: 20)
+      struct Echo: Action {}
+      struct Tick: Action {}
+      await MainActor.run {
+        nonisolated(unsafe) var store: Store<Int>?
+        store = Store<Int>(reducer: { _, state in (state ?? 0) + 1 }, state: 0)
+        let recorder = Recorder<Int>()
+        store?.subscribe(recorder) {
+          $0.skip(when: { _, new in
+            if new == 1 { store?.dispatch(Echo()) }
+            return false
+          })
+        }
+        store?.dispatch(Tick())
+      }
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("dispatch(Echo()) was called from a subscription's selector"))
+  }
+
   @Test func readingStateFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       limitThisChildProcess(toSeconds: 20)

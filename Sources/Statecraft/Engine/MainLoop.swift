@@ -50,6 +50,11 @@ final class MainLoop<State: Sendable> {
     @usableFromInline var entries: [SubscriptionEntry<State>] = []
     @usableFromInline var addresses: [UInt] = []
     @usableFromInline var entriesGeneration: UInt64 = .max
+    /// The indices in `entries` whose steps held a value in the round's first phase, for its
+    /// second: `heldCount` of them. Allocated on subscribing, so that a round does not; a raw
+    /// buffer, because an array's append checks its uniqueness each time.
+    @usableFromInline var held = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
+    @usableFromInline var heldCount = 0
 
     @inlinable
     init() {}
@@ -59,7 +64,9 @@ final class MainLoop<State: Sendable> {
   // `State`: unspecialized, a dispatch with one subscriber spent most of its 1.2-2 µs in generic
   // metadata lookups. A slot rather than stored vars: each access to a class's stored var is
   // checked for exclusivity at run time (4 checks a dispatch, callgrind).
-  @usableFromInline let _rounds = Slot(_Rounds())
+  // nonisolated(unsafe): for `deinit`, which frees the held buffer; otherwise only the main
+  // queue touches it.
+  @usableFromInline nonisolated(unsafe) let _rounds = Slot(_Rounds())
 
   @usableFromInline
   var _isRunning: Bool {
@@ -77,6 +84,10 @@ final class MainLoop<State: Sendable> {
 
   @usableFromInline
   nonisolated init() {}
+
+  deinit {
+    _rounds._pointer.pointee.held.deallocate()
+  }
 
   // MARK: Scheduling
 
@@ -140,14 +151,19 @@ final class MainLoop<State: Sendable> {
   /// only the isolation from the function's type, which does not change how it is called.
   @inlinable
   nonisolated static func runRoundOnMainQueue(
-    _ core: StoreCore<State>, committed: Reduction<State>.Snapshot? = nil
+    _ core: StoreCore<State>, committed: consuming Reduction<State>.Snapshot? = nil
   ) {
-    let run: @MainActor (StoreCore<State>, Reduction<State>.Snapshot?) -> Void = {
-      $0._mainLoop.runRound($0, committed: $1)
+    // `committed` is handed on, not copied, down to the round, which releases it before its
+    // subscribers run (C13).
+    let run: @MainActor (StoreCore<State>, consuming Reduction<State>.Snapshot?) -> Void = {
+      core, committed in core._mainLoop.runRound(core, committed: consume committed)
     }
-    unsafeBitCast(run, to: ((StoreCore<State>, Reduction<State>.Snapshot?) -> Void).self)(
-      core, committed)
+    unsafeBitCast(run, to: _RunRound.self)(core, consume committed)
   }
+
+  /// `runRound`'s type without its isolation.
+  @usableFromInline
+  typealias _RunRound = (StoreCore<State>, consuming Reduction<State>.Snapshot?) -> Void
 
   /// Delivers the newest committed state if it is newer than the last delivered, then runs the
   /// chain of actions subscribers dispatch.
@@ -159,7 +175,9 @@ final class MainLoop<State: Sendable> {
   ///   - committed: The state a dispatch on the main queue just committed, and its version,
   ///     delivered instead of the newest (C7); `nil` to read the newest.
   @inlinable
-  func runRound(_ core: StoreCore<State>, committed: Reduction<State>.Snapshot? = nil) {
+  func runRound(
+    _ core: StoreCore<State>, committed: consuming Reduction<State>.Snapshot? = nil
+  ) {
     guard !_isRunning else {
       // Started by a run loop that a subscriber runs inside the running round (a modal alert
       // shown from `newState`): not nested (C6). The mark stays set, so commits meanwhile post
@@ -173,7 +191,7 @@ final class MainLoop<State: Sendable> {
     guard !core.isBatchOpenOnAnotherThread else { return }  // its end schedules a round
     _isRunning = true
     defer { endRound(core) }
-    deliverNewest(core, ifVersion: nil, committed: committed)
+    deliverNewest(core, ifVersion: nil, committed: consume committed)
     if !_rounds._pointer.pointee.queued.isEmpty { runChain(core) }
   }
 
@@ -236,45 +254,123 @@ final class MainLoop<State: Sendable> {
     _rounds._pointer.pointee.entriesGeneration = .max
   }
 
+  /// Makes room for the indices of `count` subscriptions in the rounds' list of held values;
+  /// called on subscribing between rounds, so that rounds do not allocate, and by a round's
+  /// first phase when a subscription came during a round or off the main queue. Never during a
+  /// round's second phase, which reads the buffer.
+  @usableFromInline
+  func reserveHeld(_ count: Int) {
+    let held = _rounds._pointer.pointee.held
+    guard held.count < count else { return }
+    _rounds._pointer.pointee.held = .allocate(capacity: Swift.max(count, 2 * held.count))
+    held.deallocate()
+  }
+
   /// Delivers the newest state, or `committed` when given, if it is newer than the last
   /// delivered and, when `expected` is given, if it is that version.
+  ///
+  /// In two phases (C13): first every subscription's steps (selectors, filters) run on the state
+  /// inside the state lock, and each keeps the value its subscriber is to receive; then, with the
+  /// lock released and no reference to the state left, the subscribers receive those values. A
+  /// commit meanwhile finds the state unshared and changes it in place. `committed` (C7) and a
+  /// scope's slice are copies already; they are released before the second phase.
   ///
   /// Returns `false` only when `expected` did not match.
   @inlinable
   @discardableResult
   func deliverNewest(
     _ core: StoreCore<State>, ifVersion expected: UInt64?,
-    committed: Reduction<State>.Snapshot? = nil
+    committed: consuming Reduction<State>.Snapshot? = nil
   ) -> Bool {
-    guard let (state, version) = committed ?? core._reduction.snapshot else { return true }
-    if let expected, version != expected { return false }
-    guard version > _rounds._pointer.pointee.deliveredVersion else { return true }
-    _rounds._pointer.pointee.deliveredVersion = version
     let generation = core._entriesGeneration.load(ordering: .acquiring)
     if generation != _rounds._pointer.pointee.entriesGeneration {
       (_rounds._pointer.pointee.entries, _rounds._pointer.pointee.addresses) =
         core._registry.withLock { ($0._entries, $0._addresses) }
       _rounds._pointer.pointee.entriesGeneration = generation
     }
+    // Kept for both phases: the registry changes its own copy, and a subscriber that subscribes
+    // during the second phase makes the loop forget its copy.
     let entries = _rounds._pointer.pointee.entries
     let addresses = _rounds._pointer.pointee.addresses
-    // `entries` keeps every entry alive for the pass (the registry changes its own copy), so the
-    // loop borrows them unretained: a retain and a release per subscriber were 40 of the 141
-    // instructions each of 1,000 subscribers cost (callgrind). The closure is `@Sendable`, so
-    // not checked for the main actor at run time on each call.
-    let pass = DeliveryPass.begin()
-    for index in addresses.indices {
-      DeliveryPass.resume(pass)
+    let selection: Selection
+    if committed != nil || core._reduction._source != nil {
+      if let (state, version) = committed.take() ?? core._reduction.snapshot {
+        // Marked as the locked path marks it, so that a selector calling the store stops in
+        // either path (C11).
+        let outer = sc_begin_reducing(
+          Unmanaged.passUnretained(core._reduction).toOpaque(), sc_selecting_marker())
+        selection = select(state, version: version, ifVersion: expected, addresses)
+        sc_end_reducing(outer)
+      } else {
+        selection = .unchanged
+      }
+    } else {
+      selection =
+        core._reduction.withCommittedState { state, version in
+          select(state, version: version, ifVersion: expected, addresses)
+        } ?? .unchanged
+    }
+    switch selection {
+    case .otherVersion: return false
+    case .unchanged: return true
+    case .selected: break
+    }
+    let held = UnsafeBufferPointer(
+      rebasing: _rounds._pointer.pointee.held[..<_rounds._pointer.pointee.heldCount])
+    // `entries` keeps every entry alive for the pass, so the loops borrow them unretained: a
+    // retain and a release per subscriber were 40 of the 141 instructions each of 1,000
+    // subscribers cost (callgrind). The closures are `@Sendable`, so not checked for the main
+    // actor at run time on each call.
+    for index in held {
       let entry = Unmanaged<SubscriptionEntry<State>>.fromOpaque(
         UnsafeRawPointer(bitPattern: addresses[index]).unsafelyUnwrapped)
-      let delivered = entry._withUnsafeGuaranteedRef { @Sendable entry in
-        entry.deliver(state, version: version)
-      }
+      let delivered = entry._withUnsafeGuaranteedRef { @Sendable entry in entry.deliverHeld() }
       if !delivered {
         core.remove(entries[index])  // the subscriber was found deallocated
       }
     }
     return true
+  }
+
+  @usableFromInline
+  enum Selection {
+    /// The state is not newer than the last delivered: nothing to do.
+    case unchanged
+    /// The state is not the version the caller expected.
+    case otherVersion
+    /// The steps ran; `held` lists the subscriptions with work for the second phase.
+    case selected
+  }
+
+  /// A round's first phase: runs every subscription's steps on `state`, noting in `held` those
+  /// that kept a value for their subscriber.
+  @inlinable
+  func select(
+    _ state: State, version: UInt64, ifVersion expected: UInt64?, _ addresses: [UInt]
+  ) -> Selection {
+    if let expected, version != expected { return .otherVersion }
+    guard version > _rounds._pointer.pointee.deliveredVersion else { return .unchanged }
+    _rounds._pointer.pointee.deliveredVersion = version
+    if _rounds._pointer.pointee.held.count < addresses.count {
+      reserveHeld(addresses.count)  // subscribed off the main queue (C15)
+    }
+    let held = _rounds._pointer.pointee.held
+    var count = 0
+    let pass = DeliveryPass.begin()
+    for index in addresses.indices {
+      DeliveryPass.resume(pass)
+      let entry = Unmanaged<SubscriptionEntry<State>>.fromOpaque(
+        UnsafeRawPointer(bitPattern: addresses[index]).unsafelyUnwrapped)
+      let holds = entry._withUnsafeGuaranteedRef { @Sendable entry in
+        entry.select(state, version: version)
+      }
+      if holds {
+        held[count] = index
+        count += 1
+      }
+    }
+    _rounds._pointer.pointee.heldCount = count
+    return .selected
   }
 }
 

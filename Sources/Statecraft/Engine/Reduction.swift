@@ -85,12 +85,30 @@ final class Reduction<State: Sendable>: Sendable {
     return _committed.withLock { committed in committed._state.map { ($0, committed._version) } }
   }
 
-  /// Stops the program if the calling thread is running the reducer (C11).
+  /// Stops the program if the calling thread is running the reducer, or a round's selectors
+  /// under the state lock (C11).
   @inlinable
   func checkNotReducing(_ call: @autoclosure () -> Misuse.StoreCall) {
     if sc_reducing_reduction() == UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) {
+      if sc_reducing_action() == sc_selecting_marker() { Misuse.calledFromSelector(call()) }
       let action = sc_reducing_action()?.assumingMemoryBound(to: (any Action).self)
       Misuse.calledFromReducer(call(), reducing: action.map { type(of: $0.pointee) })
+    }
+  }
+
+  /// Runs `body` with the committed state and its version inside the state lock, so that no
+  /// reference to the state outlives the lock and the next commit finds it unshared (C13).
+  ///
+  /// For a round's first phase, which runs the subscriptions' selectors and filters: the store's
+  /// methods stop if they call it (C11). Returns `nil` before the first state.
+  @inlinable
+  func withCommittedState<Result>(_ body: (State, UInt64) -> Result) -> Result? {
+    _committed.withLock { committed in
+      guard let state = committed._state else { return nil }
+      let outer = sc_begin_reducing(
+        Unmanaged.passUnretained(self).toOpaque(), sc_selecting_marker())
+      defer { sc_end_reducing(outer) }
+      return body(state, committed._version)
     }
   }
 

@@ -193,7 +193,7 @@ final class StoreCore<State: Sendable>: Sendable {
     // On the main queue: the round delivers the state this action made before returning (C7),
     // read in the commit's critical section instead of a second one.
     let committed = process(at: action, thread: me, readingState: true)
-    MainLoop.runRoundOnMainQueue(self, committed: committed)
+    MainLoop.runRoundOnMainQueue(self, committed: consume committed)
   }
 
   /// The dispatch a middleware receives: the layers above may route the action elsewhere.

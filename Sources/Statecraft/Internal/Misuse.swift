@@ -50,6 +50,27 @@ enum Misuse {
     }
   }
 
+  /// A store method called from a subscription's selector or filter, which a round runs under
+  /// the state lock (C11, C13).
+  @usableFromInline
+  static func calledFromSelector(_ call: StoreCall) -> Never {
+    let name =
+      switch call {
+      case .dispatch(let action): "dispatch(\(describe(action)))"
+      case .dispatchActionCreator: "dispatch (an action creator)"
+      case .readState: "Store.state"
+      case .method(let name): "Store.\(name)"
+      }
+    fatalError(
+      """
+      Statecraft: \(name) was called from a subscription's selector or filter. Selectors and \
+      filters run while the store holds its state lock, so that no commit copies the state; \
+      they receive the state as their parameter and may not call the store. Read the state \
+      there, and dispatch from the subscriber's newState or a receive closure instead.
+      """
+    )
+  }
+
   @usableFromInline
   static func runaway(_ action: any Action, limit: Int) -> Never {
     fatalError(

@@ -78,7 +78,7 @@ extension Store {
 
   /// The one path of every `subscribe`: builds the subscription from `transform`, adds
   /// skip-repeats with `repeats` when the store skips repeats automatically, and ends it in
-  /// `receive`.
+  /// `receive`, the status's `hold`.
   ///
   /// Returns the first step, which the store feeds.
   @MainActor
@@ -105,8 +105,10 @@ extension Store {
     repeats: ((SelectedState, SelectedState) -> Bool)?
   ) where Subscriber.StoreSubscriberStateType == SelectedState {
     let status = SubscriberStatus(subscriber)
-    let relay = makeSubscription(transform, repeats: repeats) { status.deliver($0) }
-    _core.register(relay, status: status, owner: ObjectIdentifier(subscriber))
+    let relay = makeSubscription(transform, repeats: repeats) { status.hold($0) }
+    _core.register(
+      relay, status: status, deliverHeld: { status.deliverHeld() },
+      owner: ObjectIdentifier(subscriber))
   }
 
   /// Subscribes a closure to a selection of the state, for code that is not a class.
@@ -133,9 +135,11 @@ extension Store {
     _ transform: (Subscription<State>) -> Subscription<SelectedState>,
     receive: @escaping @MainActor (SelectedState) -> Void
   ) -> SubscriptionToken {
+    let status = SubscriptionStatus()
+    let receiver = ClosureReceiver(status: status, receive: receive)
     let relay = makeSubscription(
-      transform, repeats: dynamicEquality(of: SelectedState.self), receive: { receive($0) })
-    return _core.registerToken(relay, status: SubscriptionStatus())
+      transform, repeats: dynamicEquality(of: SelectedState.self), receive: { receiver.hold($0) })
+    return _core.registerToken(relay, status: status, deliverHeld: { receiver.deliverHeld() })
   }
 
   /// Subscribes a closure to an `Equatable` selection of the state.
@@ -155,8 +159,10 @@ extension Store {
     _ transform: (Subscription<State>) -> Subscription<SelectedState>,
     receive: @escaping @MainActor (SelectedState) -> Void
   ) -> SubscriptionToken {
-    let relay = makeSubscription(transform, repeats: { $0 == $1 }, receive: { receive($0) })
-    return _core.registerToken(relay, status: SubscriptionStatus())
+    let status = SubscriptionStatus()
+    let receiver = ClosureReceiver(status: status, receive: receive)
+    let relay = makeSubscription(transform, repeats: { $0 == $1 }, receive: { receiver.hold($0) })
+    return _core.registerToken(relay, status: status, deliverHeld: { receiver.deliverHeld() })
   }
 
   /// Ends the subscription of `subscriber`.

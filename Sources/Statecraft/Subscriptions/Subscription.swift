@@ -23,6 +23,13 @@
 ///
 /// A subscription is built and used on the main actor only, so its closures need not be
 /// `Sendable`.
+///
+/// Selectors and filters run while the store holds its state lock, so that a commit from another
+/// thread meanwhile never finds the state shared and copies it; the subscriber is called after
+/// the lock is released. Keep them pure functions of the values they are given: one that calls
+/// the store stops the program with a message. Select a part of the state rather than all of it
+/// where you can: a subscription of the whole state keeps the last one (to skip repeats), and the
+/// next commit then copies it.
 public struct Subscription<State> {
   // The methods are @inlinable so that the closures they build are specialized for the app's
   // concrete types: unspecialized, each step looked up generic metadata on every notification

@@ -44,9 +44,10 @@ extension StoreCore: SubscriptionRemoving {
   @MainActor
   @usableFromInline
   func register(
-    _ relay: SubscriptionRelay<State>, status: SubscriptionStatus, owner: ObjectIdentifier
+    _ relay: SubscriptionRelay<State>, status: SubscriptionStatus,
+    deliverHeld: @escaping () -> Void, owner: ObjectIdentifier
   ) {
-    add(relay, status: status, owner: owner)
+    add(relay, status: status, deliverHeld: deliverHeld, owner: owner)
   }
 
   /// Registers the subscription at once; on the main queue it also delivers the current state,
@@ -54,7 +55,8 @@ extension StoreCore: SubscriptionRemoving {
   /// delivered on the main queue as soon as it runs, and rounds skip the entry until then (C15).
   @MainActor
   private func add(
-    _ relay: SubscriptionRelay<State>, status: SubscriptionStatus, owner: ObjectIdentifier?
+    _ relay: SubscriptionRelay<State>, status: SubscriptionStatus,
+    deliverHeld: @escaping () -> Void, owner: ObjectIdentifier?
   ) {
     _reduction.checkNotReducing(.method("subscribe"))
     countSubscriptions(by: 1)
@@ -62,11 +64,14 @@ extension StoreCore: SubscriptionRemoving {
     let isMainQueue = MainQueue.isCurrent
     let entry = SubscriptionEntry<State>(
       owner: owner, status: status, startVersion: isMainQueue ? version : .max,
-      receive: relay._downstream)
+      receive: relay._downstream, deliverHeld: deliverHeld)
     if isMainQueue { _mainLoop.forgetSubscriptions() }
-    if _registry.withLock({ $0.add(entry) }) != nil {
+    let (replaced, count) = _registry.withLock { ($0.add(entry), $0._entries.count) }
+    if replaced != nil {
       countSubscriptions(by: -1)
     }
+    // Not during a round: its second phase reads the buffer a larger one would replace.
+    if isMainQueue, !_mainLoop._isRunning { _mainLoop.reserveHeld(count) }
     guard isMainQueue else {
       DispatchQueue.main.async { [weak self] in
         MainActor.assumeIsolated { self?.deliverFirstState(to: entry) }
@@ -89,9 +94,10 @@ extension StoreCore: SubscriptionRemoving {
   @MainActor
   @usableFromInline
   func registerToken(
-    _ relay: SubscriptionRelay<State>, status: SubscriptionStatus
+    _ relay: SubscriptionRelay<State>, status: SubscriptionStatus,
+    deliverHeld: @escaping () -> Void
   ) -> SubscriptionToken {
-    add(relay, status: status, owner: nil)
+    add(relay, status: status, deliverHeld: deliverHeld, owner: nil)
     // The registry alone owns the entry, so releasing the store releases the closure, which
     // lets a stream built on it finish. The token holds the store weakly and names the entry by
     // its status.

@@ -116,4 +116,11 @@ static inline sc_reducing_t sc_begin_reducing(const void *reduction, const void 
 
 static inline void sc_end_reducing(sc_reducing_t previous) { sc_reducing_value = previous; }
 
+// The mark's action while a notification round runs subscriptions' steps (selectors, filters)
+// under the state lock: not an action's address, so that a store method called there stops
+// with a message about selectors instead.
+extern const char sc_selecting_marker_value;
+
+static inline const void *sc_selecting_marker(void) { return &sc_selecting_marker_value; }
+
 #endif
