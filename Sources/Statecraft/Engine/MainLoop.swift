@@ -50,9 +50,10 @@ final class MainLoop<State: Sendable> {
     @usableFromInline var entries: [SubscriptionEntry<State>] = []
     @usableFromInline var addresses: [UInt] = []
     @usableFromInline var entriesGeneration: UInt64 = .max
-    /// The indices in `entries` whose steps held a value in the round's first phase, for its
-    /// second: `heldCount` of them. Allocated on subscribing, so that a round does not; a raw
-    /// buffer, because an array's append checks its uniqueness each time.
+    /// The indices in `entries` whose steps held a value in the round's first phase.
+    ///
+    /// `heldCount` of them, for the second phase. Allocated on subscribing, so that a round does
+    /// not; a raw buffer, because an array's append checks its uniqueness each time.
     @usableFromInline var held = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
     @usableFromInline var heldCount = 0
 
@@ -254,8 +255,9 @@ final class MainLoop<State: Sendable> {
     _rounds._pointer.pointee.entriesGeneration = .max
   }
 
-  /// Makes room for the indices of `count` subscriptions in the rounds' list of held values;
-  /// called on subscribing between rounds, so that rounds do not allocate, and by a round's
+  /// Makes room for the indices of `count` subscriptions in the rounds' list of held values.
+  ///
+  /// Called on subscribing between rounds, so that rounds do not allocate, and by a round's
   /// first phase when a subscription came during a round or off the main queue. Never during a
   /// round's second phase, which reads the buffer.
   @usableFromInline

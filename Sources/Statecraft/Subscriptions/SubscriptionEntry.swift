@@ -40,9 +40,10 @@ class SubscriptionStatus: @unchecked Sendable {
   @inlinable
   final var _startVersion: AtomicWord<UInt64> { AtomicWord(_base + 2) }
 
-  /// Set when the subscription's steps hold a value for the subscriber: the round's first phase
-  /// ran them under the state lock, and its second phase hands the value over (C13). Touched
-  /// only on the main queue.
+  /// Set when the subscription's steps hold a value for the subscriber.
+  ///
+  /// A round's first phase ran them under the state lock, and its second phase hands the value
+  /// over (C13). Touched only on the main queue.
   @inlinable
   final var _isHolding: AtomicWord<Bool> { AtomicWord(_base + 3) }
 
@@ -55,9 +56,10 @@ class SubscriptionStatus: @unchecked Sendable {
   }
 }
 
-/// The values a subscription's steps selected for the subscriber in a round's first phase, until
-/// its second phase hands them over (C13): usually one, several when a step emits more than one
-/// value for a state (``Subscription/pulses(_:)``). Touched only on the main queue.
+/// The values a subscription's steps selected for the subscriber in a round's first phase.
+///
+/// Kept until its second phase hands them over (C13): usually one, several when a step emits
+/// more than one value for a state (``Subscription/pulses(_:)``). Touched only on the main queue.
 @usableFromInline
 struct HeldValues<Value> {
   @usableFromInline var _first: Value?
