@@ -157,9 +157,11 @@ private func contentionBenchmarks() {
   }
 }
 
-/// Runs `body` on `count` new threads at once, measuring from the moment all of them are ready
-/// until all have returned. `DispatchQueue.concurrentPerform` was not enough: on 2 cores it often
-/// ran the iterations on the calling thread before a worker woke, so n measured one thread.
+/// Runs `body` on `count` new threads at once, measuring until all have returned.
+///
+/// The measurement starts when all of them are ready. `DispatchQueue.concurrentPerform` was not
+/// enough: on 2 cores it often ran the iterations on the calling thread before a worker woke, so
+/// n measured one thread.
 private func onThreads(
   _ count: Int, measuring benchmark: Benchmark, _ body: @escaping @Sendable () -> Void
 ) {
