@@ -55,12 +55,13 @@ private func backgroundBurstBenchmarks() {
   // The same with the main queue free, so that rounds run during the burst: each holds the state
   // while it notifies, and the first commit meanwhile copies it (C13's parenthesis). Not one of
   // issue 17's targets; it shows what a free main queue costs a burst into a large state.
-  for count in [10_000, 1_000_000] {
+  for (count, subscribers) in [(10_000, 1), (1_000_000, 1), (10_000, 100)] {
+    let name = subscribers == 1 ? "1 subscriber" : "\(subscribers) subscribers"
     Benchmark(
-      "l: background burst, main queue free, 1 subscriber, \(count) elements",
+      "l: background burst, main queue free, \(name), \(count) elements",
       configuration: configuration
     ) { benchmark in
-      let (store, view) = await burstStore(count: count)
+      let (store, view) = await burstStore(count: count, subscribers: subscribers)
       benchmark.startMeasurement()
       for iteration in benchmark.scaledIterations {
         store.dispatch(SetItem(index: iteration % count, value: iteration + 1))
@@ -187,16 +188,27 @@ private final class StartLine: Sendable {
   let go = Atomic(false)
 }
 
-/// A store of `count` elements with one subscriber selecting the first.
-private func burstStore(count: Int) async -> (Store<LargeState>, LatestView) {
+/// A store of `count` elements with one subscriber selecting the first, and `subscribers - 1`
+/// more selecting the next ones.
+private func burstStore(
+  count: Int, subscribers: Int = 1
+) async -> (Store<LargeState>, LatestView) {
   let store = Store<LargeState>(reducer: largeInPlaceReducer, state: LargeState(count: count))
   let view = await MainActor.run {
     let view = LatestView()
     store.subscribe(view) { $0.select { $0.items[0] } }
+    for index in 1..<subscribers {
+      let other = LatestView()
+      store.subscribe(other) { $0.select { $0.items[index] } }
+      others.append(other)
+    }
     return view
   }
   return (store, view)
 }
+
+/// The subscribers `burstStore` adds beside the one it returns, kept for the process.
+@MainActor private var others: [LatestView] = []
 
 /// Waits until `view` has received `value`, the newest state.
 private func requireDelivery(of value: Int, to view: LatestView) async {

@@ -89,6 +89,16 @@ static inline void sc_publish_main_queue_key(uint64_t key) {
   __atomic_store_n(&sc_main_queue_key_value, key, __ATOMIC_RELEASE);
 }
 
+// A hint to the processor that this thread is spinning: a dispatch waits this way while a round
+// on the main queue runs its selectors under the state lock (`Reduction.waitForSelection`).
+static inline void sc_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
 // What the calling thread is reducing: the store's `Reduction` and the action, by address, or
 // null. Thread-local, so that the check every store method makes ("is this thread running my
 // reducer?", C11) and the marks around each reduction write no memory that another thread reads:
