@@ -117,11 +117,12 @@ final class Reduction<State: Sendable>: Sendable {
   /// methods stop if they call it (C11). Returns `nil` before the first state.
   @inlinable
   func withCommittedState<Result>(_ body: (State, UInt64) -> Result) -> Result? {
-    _committed.withLock { committed in
+    // Set once the lock is taken, so that commits spin only while this thread holds it, and
+    // cleared once it is released, so that a commit that stops spinning finds it free.
+    defer { _isSelecting.store(false, ordering: .relaxed) }
+    return _committed.withLock { committed in
       guard let state = committed._state else { return nil }
-      // Set once the lock is taken, so that commits spin only while this thread holds it.
       _isSelecting.store(true, ordering: .relaxed)
-      defer { _isSelecting.store(false, ordering: .relaxed) }
       let outer = sc_begin_reducing(
         Unmanaged.passUnretained(self).toOpaque(), sc_selecting_marker())
       defer { sc_end_reducing(outer) }
