@@ -204,7 +204,8 @@ public final class Store<State: Sendable>: Sendable {
     middleware: [Middleware<State>],
     automaticallySkipsRepeats: Bool,
     reducesOnMainActor: Bool = false,
-    source: Reduction<State>.Source? = nil
+    source: Reduction<State>.Source? = nil,
+    pacing: RoundPacing = .mainQueue
   ) {
     let thunks = ThunkRunner()
     self._thunks = thunks
@@ -216,7 +217,8 @@ public final class Store<State: Sendable>: Sendable {
       reentrantDispatchLimit: Self.reentrantDispatchLimit,
       route: thunks.route(),
       reducesOnMainActor: reducesOnMainActor,
-      source: source
+      source: source,
+      pacing: pacing
     )
     self._core = core
     if state == nil, source == nil {

@@ -31,6 +31,10 @@ final class MainLoop<State: Sendable> {
   @usableFromInline nonisolated let _isRoundDue = AtomicCell<Bool>(false)
   /// Mirrors `isRunning` for `dispatch`, which must not ask for the main queue on every call.
   @usableFromInline nonisolated let _isRunningMirror = AtomicCell<Bool>(false)
+  /// The time (on `_pacing`'s clock) before which no scheduled round starts: the last one's start
+  /// plus `RoundPacing.interval` (C7).
+  @usableFromInline nonisolated let _earliestRound = AtomicCell<UInt64>(0)
+  @usableFromInline nonisolated let _pacing: RoundPacing
 
   /// What the main queue keeps between and during rounds.
   @usableFromInline
@@ -84,7 +88,9 @@ final class MainLoop<State: Sendable> {
   }
 
   @usableFromInline
-  nonisolated init() {}
+  nonisolated init(pacing: RoundPacing) {
+    _pacing = pacing
+  }
 
   deinit {
     _rounds._pointer.pointee.held.deallocate()
@@ -101,12 +107,22 @@ final class MainLoop<State: Sendable> {
     postRound(core)
   }
 
+  /// Posts a round to the main queue, for when the pacing allows (C7).
   @inlinable
   nonisolated func postRound(_ core: StoreCore<State>) {
-    DispatchQueue.main.async { [weak core] in
+    let now = _pacing._now()
+    let earliest = _earliestRound.load(ordering: .relaxed)
+    _pacing._post(earliest > now ? earliest - now : 0) { [weak core] in
       guard let core else { return }
-      MainActor.assumeIsolated { core._mainLoop.runRound(core) }
+      MainActor.assumeIsolated { core._mainLoop.runScheduledRound(core) }
     }
+  }
+
+  /// Runs a round that `postRound` posted, after noting when the next may start.
+  @usableFromInline
+  func runScheduledRound(_ core: StoreCore<State>) {
+    _earliestRound.store(_pacing._now() &+ RoundPacing.interval, ordering: .relaxed)
+    runRound(core)
   }
 
   /// Queues `action` if a round is running (C4).

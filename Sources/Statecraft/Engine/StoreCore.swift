@@ -76,11 +76,12 @@ final class StoreCore<State: Sendable>: Sendable {
     reentrantDispatchLimit: Int,
     route: Route?,
     reducesOnMainActor: Bool = false,
-    source: Reduction<State>.Source? = nil
+    source: Reduction<State>.Source? = nil,
+    pacing: RoundPacing = .mainQueue
   ) {
     _reduction = Reduction(reduce: reduce, state: state, source: source)
     _processLock = ProcessLock()
-    _mainLoop = MainLoop<State>()
+    _mainLoop = MainLoop<State>(pacing: pacing)
     let generation = AtomicCell<UInt64>(0)
     _entriesGeneration = generation
     _registry = Locked(Registry<State>(generation: generation))
