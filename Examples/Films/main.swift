@@ -39,8 +39,8 @@ if let query = value(after: "--search") { mainStore.dispatch(SetQuery(query: que
 let view = FilmsView(store: mainStore)
 view.appear()
 _ = try? await mainStore.dispatch(fetchFilms()).value
-// The thunk committed its last state on another thread; its delivery is queued on the main
-// queue ahead of this task, so yielding lets the view render it.
+// The thunk committed its last state on another thread; a round on the main queue delivers it,
+// within a millisecond of the last one (C7), so yielding until then lets the view render it.
 while !view.hasShownResult {
   await Task.yield()
 }
