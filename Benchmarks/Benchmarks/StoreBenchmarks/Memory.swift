@@ -49,6 +49,24 @@ func memoryBenchmarks() {
     }
   }
 
+  // What a store costs before anyone subscribes: its engine, locks and atomic flags (each flag
+  // on a cache line of its own, `AtomicCell`). A scope is a store too.
+  Benchmark(
+    "g: allocations per store, 1,000 stores without subscribers",
+    configuration: .init(
+      metrics: [.mallocCountTotal, .mallocBytesCount, .mallocFreeDelta, .memoryLeakedBytes],
+      scalingFactor: .kilo)
+  ) { benchmark in
+    var stores: [Store<Int>] = []
+    stores.reserveCapacity(1_000)
+    benchmark.startMeasurement()
+    for _ in 0..<1_000 {
+      stores.append(Store<Int>(reducer: counterReducer, state: 0))
+    }
+    benchmark.stopMeasurement()
+    blackHole(stores)
+  }
+
   // Resident memory, as ReSwift's 654 B a subscriber was measured (issue 3): the process's
   // resident set before and after 100,000 subscribes, the subscriber objects created before.
   // Includes what the allocator keeps beyond the requested bytes that the rows above count.

@@ -37,7 +37,8 @@ package protocol AtomicWordRepresentable {
 /// dispatch reads were allocated next to the state lock's buffer, which every commit writes, so
 /// each read missed the cache while other threads dispatched: 4 threads × 10,000 dispatches to
 /// a store with a subscriber took 1.40-1.60 ms instead of 1.25-1.39 ms (Benchmarks/README.md,
-/// n). A cell costs 136 bytes (264 on 64-bit ARM) instead of 24; a store has about a dozen.
+/// n). A cell costs 136 bytes (264 on 64-bit ARM) instead of 24; a store has 13 (3,264 requested
+/// bytes a store instead of 1,712, Benchmarks/README.md, g).
 @usableFromInline
 package final class AtomicCell<Value: AtomicWordRepresentable>: @unchecked Sendable {
   // @unchecked Sendable: the word is only read and written by the atomic operations below.
