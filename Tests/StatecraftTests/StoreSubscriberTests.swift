@@ -110,8 +110,8 @@ import Testing
   @Test func aSubscriberCanUnsubscribeItselfFromNewState() {
     let store = makeStore()
     let recorder = Recorder<Int>()
-    recorder.onNewState = { count in
-      if count == 1 { store.unsubscribe(recorder) }
+    recorder.onNewState = { [weak recorder] count in
+      if count == 1, let recorder { store.unsubscribe(recorder) }
     }
     store.subscribe(recorder) { $0.select(\.count) }
     store.dispatch(Increment())

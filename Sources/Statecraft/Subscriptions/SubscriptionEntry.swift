@@ -181,10 +181,13 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
   @usableFromInline nonisolated let _status: SubscriptionStatus
   /// The composed steps, ending in the status's `hold`; called only on the main queue, in a
   /// round's first phase (under the state lock) and by `deliverInitial`.
-  // nonisolated(unsafe): see `select`.
-  @usableFromInline nonisolated(unsafe) let _receive: (State) -> Void
+  ///
+  /// `nil` once the subscription is removed, so that the user's closures go at once although the
+  /// entry stays until the registry compacts.
+  // nonisolated(unsafe): read and written only on the main queue; see `select`.
+  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var _receive: ((State) -> Void)?
   /// Hands what the steps held to the subscriber: the status's `deliverHeld`.
-  @usableFromInline nonisolated(unsafe) let _deliverHeld: () -> Void
+  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var _deliverHeld: (() -> Void)?
 
   nonisolated var status: SubscriptionStatus { _status }
 
@@ -213,7 +216,7 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
     assert(MainQueue.isCurrent, "a subscription delivers only on the main queue")
     if _status._isActive.load(ordering: .acquiring) {
       guard version > _status._startVersion.load(ordering: .relaxed) else { return false }
-      _receive(state)
+      _receive?(state)
       return _status._isHolding.load(ordering: .relaxed)
     }
     return !_status._isRemoved.load(ordering: .relaxed)
@@ -226,17 +229,28 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
   @inlinable
   nonisolated func deliverHeld() -> Bool {
     if _status._isActive.load(ordering: .acquiring) {
-      _deliverHeld()
+      _deliverHeld?()
       if _status._isActive.load(ordering: .relaxed) { return true }
     }
     return _status._isRemoved.load(ordering: .relaxed)
   }
 
+  /// Drops the steps and the subscriber's closure, with what they capture; for a removed
+  /// subscription, whose `select` and `deliverHeld` no longer call them.
+  ///
+  /// A step running now keeps its own reference until it returns. Called only on the main queue;
+  /// nonisolated, as `select`, so that removal needs no closure to reach the main actor.
+  nonisolated func releaseSteps() {
+    assert(MainQueue.isCurrent, "a subscription's steps are released only on the main queue")
+    _receive = nil
+    _deliverHeld = nil
+  }
+
   /// Delivers the state the subscription starts from, committed as `version`.
   func deliverInitial(_ state: State, version: UInt64) {
     _status._startVersion.store(version, ordering: .relaxed)
-    _receive(state)
-    _deliverHeld()
+    _receive?(state)
+    _deliverHeld?()
   }
 }
 
@@ -290,18 +304,19 @@ struct Registry<State: Sendable>: Sendable {
 
   /// Removes the subscription of `owner`.
   ///
-  /// Returns whether there was one.
-  mutating func remove(owner: ObjectIdentifier) -> Bool {
-    guard let entry = byOwner.removeValue(forKey: owner) else { return false }
-    return deactivate(entry)
+  /// Returns the removed entry, if there was one.
+  mutating func remove(owner: ObjectIdentifier) -> SubscriptionEntry<State>? {
+    guard let entry = byOwner.removeValue(forKey: owner), deactivate(entry) else { return nil }
+    return entry
   }
 
   /// Removes the closure subscription whose status is `status`.
   ///
-  /// Returns whether there was one.
-  mutating func remove(status: SubscriptionStatus) -> Bool {
-    guard let entry = byStatus.removeValue(forKey: ObjectIdentifier(status)) else { return false }
-    return deactivate(entry)
+  /// Returns the removed entry, if there was one.
+  mutating func remove(status: SubscriptionStatus) -> SubscriptionEntry<State>? {
+    guard let entry = byStatus.removeValue(forKey: ObjectIdentifier(status)), deactivate(entry)
+    else { return nil }
+    return entry
   }
 
   /// Removes `entry`, which is either still active (cancelled) or was found gone.

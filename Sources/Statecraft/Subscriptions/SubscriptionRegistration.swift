@@ -67,8 +67,9 @@ extension StoreCore: SubscriptionRemoving {
       receive: relay._downstream, deliverHeld: deliverHeld)
     if isMainQueue { _mainLoop.forgetSubscriptions() }
     let (replaced, count) = _registry.withLock { ($0.add(entry), $0._entries.count) }
-    if replaced != nil {
+    if let replaced {
       countSubscriptions(by: -1)
+      release(replaced)
     }
     // Not during a round: its second phase reads the buffer a larger one would replace.
     if isMainQueue, !_mainLoop._isRunning { _mainLoop.reserveHeld(count) }
@@ -106,14 +107,16 @@ extension StoreCore: SubscriptionRemoving {
 
   func removeSubscription(of owner: ObjectIdentifier) {
     _reduction.checkNotReducing(.method("unsubscribe"))
-    if _registry.withLock({ $0.remove(owner: owner) }) {
+    if let entry = _registry.withLock({ $0.remove(owner: owner) }) {
       countSubscriptions(by: -1)
+      release(entry)
     }
   }
 
   func removeSubscription(status: SubscriptionStatus) {
-    if _registry.withLock({ $0.remove(status: status) }) {
+    if let entry = _registry.withLock({ $0.remove(status: status) }) {
       countSubscriptions(by: -1)
+      release(entry)
     }
   }
 
@@ -121,6 +124,17 @@ extension StoreCore: SubscriptionRemoving {
   func remove(_ entry: SubscriptionEntry<State>) {
     if _registry.withLock({ $0.remove(entry) }) {
       countSubscriptions(by: -1)
+      release(entry)
+    }
+  }
+
+  /// Releases what a removed subscription's steps capture: at once on the main queue, which
+  /// alone calls them, else as soon as the main queue runs, at the latest by the next round.
+  private func release(_ entry: SubscriptionEntry<State>) {
+    if MainQueue.isCurrent {
+      entry.releaseSteps()
+    } else {
+      DispatchQueue.main.async { entry.releaseSteps() }
     }
   }
 

@@ -14,13 +14,18 @@ struct ThunkRun: @unchecked Sendable {
     var links = Links()
   }
 
+  /// What a run links to while it runs: released when it finishes (`markFinished`), so that a
+  /// finished run holds no task, closure, parent or child.
   struct Links {
     var isCancelled = false
     var cancelTask: (@Sendable () -> Void)?
     /// Dispatches the run's `cancelled` lifecycle action, for an `AsyncThunk`.
     var announceCancellation: (@Sendable () -> Void)?
-    var children: [ThunkRun] = []
-    var childWaits: [@Sendable () async -> Void] = []
+    /// The unfinished thunks this run dispatched, by serial; each removes itself as it finishes.
+    var children: [UInt64: ThunkRun] = [:]
+    var childrenWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The run that dispatched this one, while both run.
+    var parent: ThunkRun?
     /// Set by whichever lifecycle action ends the run first: fulfilled, rejected or cancelled.
     var hasEnded = false
     /// Whether the run's task has ended, and who waits for that (the next run of a queue).
@@ -76,7 +81,7 @@ struct ThunkRun: @unchecked Sendable {
     let taken = withLinks { links in
       defer { links.isCancelled = true }
       return links.isCancelled
-        ? nil : (links.cancelTask, links.announceCancellation, links.children)
+        ? nil : (links.cancelTask, links.announceCancellation, Array(links.children.values))
     }
     guard let (cancelTask, announce, children) = taken else { return }
     for child in children { child.cancel() }
@@ -84,13 +89,20 @@ struct ThunkRun: @unchecked Sendable {
     cancelTask?()
   }
 
-  /// Records that the run's task has ended and resumes those waiting for it.
+  /// Records that the run's task has ended: resumes those waiting for it, leaves its parent and
+  /// drops every link, which breaks the cycles a running run is part of (its task and its
+  /// lifecycle closure hold it, it holds them).
   func markFinished() {
-    let waiters = withLinks { links in
+    let (waiters, parent) = withLinks { links in
       links.isFinished = true
-      defer { links.finishWaiters = [] }
-      return links.finishWaiters
+      let taken = (links.finishWaiters, links.parent)
+      links.finishWaiters = []
+      links.parent = nil
+      links.cancelTask = nil
+      links.announceCancellation = nil
+      return taken
     }
+    parent?.removeChild(serial)
     for waiter in waiters { waiter.resume() }
   }
 
@@ -113,38 +125,64 @@ struct ThunkRun: @unchecked Sendable {
     }
   }
 
-  /// Records how to announce the run cancelled.
+  /// Records how to announce the run cancelled, unless it has finished.
   ///
   /// Announces at once if the run was cancelled before this was recorded.
   func attach(announceCancellation: @escaping @Sendable () -> Void) {
-    withLinks { $0.announceCancellation = announceCancellation }
+    withLinks { links in
+      if !links.isFinished { links.announceCancellation = announceCancellation }
+    }
     if isCancelled, claimEnd() { announceCancellation() }
   }
 
-  /// Records how to cancel the run's task; cancels it at once if the run already is.
+  /// Records how to cancel the run's task, unless it has finished; cancels it at once if the run
+  /// already is cancelled.
   func attach(cancelTask: @escaping @Sendable () -> Void) {
-    withLinks { $0.cancelTask = cancelTask }
+    withLinks { links in
+      if !links.isFinished { links.cancelTask = cancelTask }
+    }
     if isCancelled { cancelTask() }
   }
 
-  /// Records a thunk this run dispatched, so that waiting for the run waits for it and
-  /// cancelling the run cancels it.
-  func adopt(_ child: ThunkRun, wait: @escaping @Sendable () async -> Void) {
-    withLinks {
-      $0.children.append(child)
-      $0.childWaits.append(wait)
+  /// Records a thunk this run dispatched until it finishes, so that waiting for the run waits for
+  /// it and cancelling the run cancels it.
+  func adopt(_ child: ThunkRun) {
+    let isCancelled = withLinks { links in
+      links.children[child.serial] = child
+      return links.isCancelled
     }
-    if isCancelled { child.cancel() }
+    // The child either finds this parent when it finishes, or has finished already: exactly one
+    // of the two removes it.
+    let hasFinished = child.withLinks { links in
+      if !links.isFinished { links.parent = self }
+      return links.isFinished
+    }
+    if hasFinished {
+      removeChild(child.serial)
+    } else if isCancelled {
+      child.cancel()
+    }
   }
 
-  /// Waits for every thunk this run dispatched, including those they dispatch meanwhile.
+  private func removeChild(_ serial: UInt64) {
+    let waiters = withLinks { links -> [CheckedContinuation<Void, Never>] in
+      links.children[serial] = nil
+      guard links.children.isEmpty else { return [] }
+      defer { links.childrenWaiters = [] }
+      return links.childrenWaiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  /// Waits until every thunk this run dispatched has finished, including those they dispatch
+  /// meanwhile.
   func waitForChildren() async {
-    var waited = 0
-    while true {
-      let waits = withLinks { Array($0.childWaits.dropFirst(waited)) }
-      guard !waits.isEmpty else { return }
-      for wait in waits { await wait() }
-      waited += waits.count
+    await withCheckedContinuation { continuation in
+      let isDone = withLinks { links in
+        if !links.children.isEmpty { links.childrenWaiters.append(continuation) }
+        return links.children.isEmpty
+      }
+      if isDone { continuation.resume() }
     }
   }
 }
@@ -399,8 +437,10 @@ extension ThunkRunner {
     let name = thunk.name
     let body = thunk.body
     let dispatch = target.dispatch
+    // The serial, not the run: the run keeps this closure until it finishes.
+    let serial = run.serial
     let lifecycle: @Sendable (ThunkLifecycle<Value>.Phase) -> Void = { phase in
-      dispatch(ThunkLifecycle(name: name, requestID: run.serial, phase: phase))
+      dispatch(ThunkLifecycle(name: name, requestID: serial, phase: phase))
     }
     // Without a wait, `pending` is reduced before `dispatch` returns; after one (queue,
     // debounce), only once the run's turn has come: a run cancelled while waiting dispatches
@@ -454,7 +494,7 @@ extension ThunkRunner {
   private func finish<Value>(_ task: ThunkTask<Value>, parent: ThunkRun?) -> ThunkTask<Value> {
     let inner = task.task
     task.run.attach(cancelTask: { inner.cancel() })
-    parent?.adopt(task.run) { _ = try? await inner.value }
+    parent?.adopt(task.run)
     return task
   }
 }

@@ -1,0 +1,281 @@
+import Statecraft
+import StatecraftTestSupport
+import StatecraftTesting
+import Testing
+
+/// Issue 27: what a thunk run, a wait or a subscription holds is released when it ends, not when
+/// the store goes. Each test counts living canaries; CI also runs the suite under
+/// AddressSanitizer's leak check.
+@Suite(.bounded(minutes: 1)) struct LeakTests {
+  /// Waits, yielding, until no canary of `census` lives; at most 10 s.
+  private func allReleased(_ census: Census) async -> Bool {
+    await endsWithin(.seconds(10)) {
+      while census.alive > 0 { await Task.yield() }
+    }
+  }
+
+  @Test func anAsyncThunkReleasesItsRunTaskAndValueOnceAwaited() async throws {
+    let census = Census()
+    let store = makeStore()
+    for _ in 0..<200 {
+      let value = try await store.dispatch(
+        AsyncThunk<TestState, Canary>("canary") { _ in Canary(census) }
+      ).value
+      #expect(value.isAlive)
+    }
+    #expect(await allReleased(census))
+  }
+
+  @Test func anAsyncThunkThatIsNeverAwaitedIsReleasedWhenItEnds() async {
+    let census = Census()
+    let store = makeStore()
+    let tasks = (0..<100).map { _ in
+      let canary = Canary(census)
+      return store.dispatch(
+        AsyncThunk<TestState, Int>("fire and forget") { _ in canary.number })
+    }
+    for task in tasks { _ = try? await task.value }
+    _ = consume tasks
+    #expect(await allReleased(census))
+  }
+
+  @Test func runsEndedByEveryPolicyAreReleased() async throws {
+    let census = Census()
+    let clock = TestClock()
+    let store = makeStore()
+    store.thunkEnvironment[ThunkClockKey.self] = clock
+    let policies: [ThunkPolicy] = [
+      .concurrent, .cancelPrevious, .dropWhileRunning, .queue, .throttle(.seconds(1)),
+      .debounce(.milliseconds(10)),
+    ]
+    for policy in policies {
+      let (gate, open) = AsyncStream.makeStream(of: Void.self)
+      var tasks: [ThunkTask<Int>] = []
+      for _ in 0..<5 {
+        let canary = Canary(census)
+        tasks.append(
+          store.dispatch(
+            AsyncThunk<TestState, Int>("policy", id: "policy", policy: policy) { _ in
+              for await _ in gate { break }
+              return canary.number
+            }))
+      }
+      if case .debounce(let interval) = policy {
+        await clock.waitForSleepers(1)
+        await clock.advance(by: interval)
+      }
+      open.finish()
+      let started = tasks
+      #expect(await endsWithin(.seconds(10)) { for task in started { _ = try? await task.value } })
+    }
+    #expect(await allReleased(census))
+  }
+
+  @Test func thunksOfEveryShapeAndTheirChildrenAreReleased() async throws {
+    let census = Census()
+    let store = makeStore()
+    for _ in 0..<50 {
+      let sync = Canary(census)
+      store.dispatch(Thunk<TestState> { _, _ in withExtendedLifetime(sync) {} })
+      let async = Canary(census)
+      let child = Canary(census)
+      try await store.dispatch(
+        Thunk<TestState> { context in
+          withExtendedLifetime(async) {}
+          context.dispatch(Thunk<TestState> { _ in withExtendedLifetime(child) {} })
+          context.dispatch(
+            AsyncThunk<TestState, Int>("child") { _ in child.number })
+        }
+      ).value
+    }
+    #expect(await allReleased(census))
+  }
+
+  @Test func aLongRunningThunkDoesNotKeepItsFinishedChildren() async throws {
+    let census = Census()
+    let store = makeStore()
+    let (gate, open) = AsyncStream.makeStream(of: Void.self)
+    let (childrenDone, allDone) = AsyncStream.makeStream(of: Void.self)
+    let parent = store.dispatch(
+      Thunk<TestState> { context in
+        for index in 0..<100 {
+          context.dispatch(
+            AsyncThunk<TestState, Canary>("child") { _ in
+              if index == 99 { allDone.yield() }
+              return Canary(census)
+            })
+        }
+        for await _ in gate { break }
+      })
+    for await _ in childrenDone { break }
+    // The parent still runs; its finished children and their captures are gone.
+    #expect(await allReleased(census))
+    open.finish()
+    try await parent.value
+  }
+
+  @Test func cancelledAndTimedOutWaitsAreReleased() async throws {
+    let census = Census()
+    let store = makeStore()
+    for _ in 0..<20 {
+      let take = Canary(census)
+      let waiting = store.dispatch(
+        Thunk<TestState> { context in
+          _ = try await context.take(Add.self, where: { $0.amount == take.number })
+        })
+      let condition = Canary(census)
+      let timedOut = store.dispatch(
+        Thunk<TestState> { context in
+          try await context.condition({ $0.count == condition.number }, timeout: .milliseconds(1))
+        })
+      waiting.cancel()
+      _ = try? await waiting.value
+      _ = try? await timedOut.value
+      store.dispatch(Increment())
+    }
+    #expect(await allReleased(census))
+  }
+
+  @Test func listenersAndDispatchedSequencesReleaseWhatTheirRunsCaptured() async throws {
+    let census = Census()
+    let seen = Log<Int>()
+    let store = makeStore(middleware: [
+      createListenerMiddleware(
+        .on(Add.self) { add, _ in
+          let canary = Canary(census)
+          seen.append(add.amount + canary.number * 0)
+        })
+    ])
+    for amount in 1...50 { store.dispatch(Add(amount: amount)) }
+    for _ in 0..<50 {
+      let canary = Canary(census)
+      let actions = AsyncStream<Increment> { continuation in
+        _ = withExtendedLifetime(canary) { continuation.yield(Increment()) }
+        continuation.finish()
+      }
+      try await store.dispatch(actions).value
+    }
+    #expect(
+      await endsWithin(.seconds(10)) { while seen.elements.count < 50 { await Task.yield() } })
+    #expect(await allReleased(census))
+  }
+
+  @Test func storesChurnedWithRunningThunksReleaseEverything() async {
+    let census = Census()
+    weak var lastStore: Store<TestState>?
+    for _ in 0..<50 {
+      let store = makeStore(capturing: Capture())
+      let canary = Canary(census)
+      store.dispatch(
+        AsyncThunk<TestState, Int>("forever") { context in
+          _ = try await context.take(SetLabel.self)
+          return canary.number
+        })
+      store.dispatch(Thunk<TestState> { _ in withExtendedLifetime(canary) {} })
+      lastStore = store
+    }
+    #expect(await allReleased(census))
+    #expect(lastStore == nil)
+  }
+
+  @MainActor
+  @Test func aCancelledClosureSubscriptionReleasesItsCapturesBeforeCancelReturns() {
+    let census = Census()
+    let store = makeStore()
+    var mostAlive = 0
+    for _ in 0..<5_000 {
+      let canary = Canary(census)
+      let selected = Canary(census)
+      let token = store.subscribe(
+        { $0.select { state in state.count + selected.number * 0 } },
+        receive: { _ in withExtendedLifetime(canary) {} })
+      token.cancel()
+      mostAlive = max(mostAlive, census.alive - 2)
+    }
+    #expect(mostAlive == 0)
+    store.dispatch(Increment())
+    #expect(census.alive == 0)
+  }
+
+  @MainActor
+  @Test func aDroppedTokenReleasesItsSubscriptionsCaptures() {
+    let census = Census()
+    let store = makeStore()
+    do {
+      let canary = Canary(census)
+      _ = store.subscribe({ $0.select(\.count) }, receive: { _ in withExtendedLifetime(canary) {} })
+    }
+    #expect(census.alive == 0)
+  }
+
+  @MainActor
+  @Test func unsubscribingReleasesTheSelectorsCaptures() {
+    let census = Census()
+    let store = makeStore()
+    let recorder = Recorder<Int>()
+    let canary = Canary(census)
+    store.subscribe(recorder) { $0.select { $0.count + canary.number * 0 } }
+    _ = consume canary
+    store.dispatch(Increment())
+    store.unsubscribe(recorder)
+    #expect(census.alive == 0)
+    #expect(recorder.values == [0, 1])
+  }
+
+  @MainActor
+  @Test func aSubscriptionCancelledDuringARoundIsReleasedByTheEndOfIt() {
+    let census = Census()
+    let store = makeStore()
+    var token: SubscriptionToken?
+    let canary = Canary(census)
+    token = store.subscribe(
+      { $0.select(\.count) },
+      receive: { count in
+        withExtendedLifetime(canary) {}
+        if count == 1 { token?.cancel() }
+      })
+    _ = consume canary
+    store.dispatch(Increment())
+    #expect(census.alive == 0)
+    store.dispatch(Increment())
+    #expect(token != nil)
+  }
+
+  @MainActor
+  @Test func aSubscriptionCancelledOffTheMainQueueIsReleasedByTheNextRound() async {
+    let census = Census()
+    let store = makeStore()
+    let canary = Canary(census)
+    let token = store.subscribe(
+      { $0.select(\.count) }, receive: { _ in withExtendedLifetime(canary) {} })
+    _ = consume canary
+    await Task.detached { token.cancel() }.value
+    store.dispatch(Increment())
+    await waitUntil { census.alive == 0 }
+    #expect(census.alive == 0)
+  }
+}
+
+/// Counts the canaries alive.
+final class Census: Sendable {
+  private let count = TestAtomic<Int>(0)
+
+  var alive: Int { count.load(ordering: .sequentiallyConsistent) }
+
+  func add(_ delta: Int) { count.add(delta, ordering: .sequentiallyConsistent) }
+}
+
+/// An object a closure or a result captures; counted in its census while alive.
+final class Canary: Sendable {
+  let census: Census
+  let number = 0
+
+  init(_ census: Census) {
+    self.census = census
+    census.add(1)
+  }
+
+  deinit { census.add(-1) }
+
+  var isAlive: Bool { true }
+}
