@@ -209,7 +209,7 @@ import Testing
         store.dispatch(Thunk<Int> { _, _ in print("the thunk ran") })
       }
     }
-    expectMessage(result, contains: "Store.dispatch(Thunk) was called from inside a reducer")
+    expectMessage(result, contains: "Store.dispatch(Thunk<Int>) was called from inside a reducer")
     let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
     #expect(!output.contains("the thunk ran"))
   }
@@ -219,7 +219,31 @@ import Testing
       limitThisChildProcess(toSeconds: 20)
       callFromReducer { store in store.dispatch(AsyncStream<Trigger> { $0.finish() }) }
     }
-    expectMessage(result, contains: "Store.dispatch(Thunk) was called from inside a reducer")
+    expectMessage(
+      result,
+      contains: "Store.dispatch(_:) of the AsyncSequence AsyncStream<Trigger> was called from "
+        + "inside a reducer")
+  }
+
+  @Test func dispatchingAnAsyncThunkFromAReducerNamesItByItsName() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      limitThisChildProcess(toSeconds: 20)
+      callFromReducer { store in
+        store.dispatch(AsyncThunk<Int, Int>("user/load", id: "user") { _ in 7 })
+      }
+    }
+    expectMessage(
+      result,
+      contains: #"Store.dispatch(AsyncThunk "user/load" with id "user") was called from inside"#)
+  }
+
+  @Test func cancellingThunksFromAReducerStopsWithAMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      limitThisChildProcess(toSeconds: 20)
+      callFromReducer { store in store.cancelThunks(id: "search") }
+    }
+    expectMessage(
+      result, contains: #"Store.cancelThunks(id: "search") was called from inside a reducer"#)
   }
 
   @Test func dispatchingAnActionCreatorFromAReducerNamesIt() async {

@@ -179,3 +179,10 @@ extension AsyncThunk {
     return lifecycle
   }
 }
+
+extension AsyncThunk {
+  /// How a misuse message names the thunk: by its name, and its id if it has one.
+  var misuseName: String {
+    "AsyncThunk \"\(name)\"" + (id.map { " with id \($0)" } ?? "")
+  }
+}

@@ -47,6 +47,7 @@ extension Store {
   /// - Parameter id: The identifier the thunks were created with.
   /// - Complexity: O(r) for r running thunks.
   public func cancelThunks(id: ThunkID) {
+    _core._reduction.checkNotReducing(.method("cancelThunks(id: \(id))"))
     _thunks.cancel(id: id)
   }
 
@@ -154,7 +155,8 @@ extension Store {
   public func dispatch<Actions: AsyncSequence & Sendable>(
     _ actions: Actions, id: ThunkID? = nil, policy: ThunkPolicy = .concurrent
   ) -> ThunkTask<Void> where Actions.Element: Action {
-    dispatch(
+    _core._reduction.checkNotReducing(.method("dispatch(_:) of the AsyncSequence \(Actions.self)"))
+    return dispatch(
       Thunk(id: id, policy: policy) { context in
         for try await action in actions {
           try context.checkCancellation()
@@ -185,7 +187,8 @@ extension Store {
   public func dispatch<Actions: AsyncSequence & Sendable>(
     _ actions: Actions, id: ThunkID? = nil, policy: ThunkPolicy = .concurrent
   ) -> ThunkTask<Void> where Actions.Element == any Action {
-    dispatch(
+    _core._reduction.checkNotReducing(.method("dispatch(_:) of the AsyncSequence \(Actions.self)"))
+    return dispatch(
       Thunk(id: id, policy: policy) { context in
         for try await action in actions {
           try context.checkCancellation()

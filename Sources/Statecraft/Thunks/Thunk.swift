@@ -120,7 +120,7 @@ public struct Thunk<State: Sendable>: Action {
 /// ```swift
 /// let search = Thunk<AppState>(id: "search", policy: .cancelPrevious) { context in … }
 /// ```
-public struct ThunkID: Hashable, Sendable, ExpressibleByStringLiteral {
+public struct ThunkID: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
   private let base: any Hashable & Sendable
 
   /// Creates an identifier from any hashable value.
@@ -145,11 +145,24 @@ public struct ThunkID: Hashable, Sendable, ExpressibleByStringLiteral {
     AnyHashable(lhs.base) == AnyHashable(rhs.base)
   }
 
+  /// The wrapped value as `String(reflecting:)` shows it: `"search"` for a string.
+  /// - Complexity: The wrapped value's description.
+  public var description: String {
+    String(reflecting: base)
+  }
+
   /// Hashes the wrapped value.
   ///
   /// - Parameter hasher: The hasher to feed.
   /// - Complexity: The hash of the wrapped value.
   public func hash(into hasher: inout Hasher) {
     AnyHashable(base).hash(into: &hasher)
+  }
+}
+
+extension Thunk {
+  /// How a misuse message names the thunk: its type, and its id if it has one.
+  var misuseName: String {
+    "Thunk<\(State.self)>" + (id.map { " with id \($0)" } ?? "")
   }
 }

@@ -298,8 +298,8 @@ enum ThunkTarget<State: Sendable>: Sendable {
   case store(StoreCore<State>)
   case handed(dispatch: DispatchFunction, getState: GetState<State>)
 
-  func checkNotReducing(_ call: String) {
-    if case .store(let core) = self { core._reduction.checkNotReducing(.method(call)) }
+  func checkNotReducing(_ call: @autoclosure () -> String) {
+    if case .store(let core) = self { core._reduction.checkNotReducing(.method(call())) }
   }
 
   /// Dispatches the actions the runner itself sends, such as lifecycle actions.
@@ -384,7 +384,7 @@ extension ThunkRunner {
   func run<State>(_ thunk: Thunk<State>, on target: ThunkTarget<State>, parent: ThunkRun?)
     -> ThunkTask<Void>
   {
-    target.checkNotReducing("dispatch(Thunk)")
+    target.checkNotReducing("dispatch(\(thunk.misuseName))")
     let admission = admit(id: thunk.id, policy: thunk.policy)
     let run = admission.run
     guard !admission.isDropped else { return dropped(run, parent: parent) }
@@ -429,7 +429,7 @@ extension ThunkRunner {
   func run<State, Value>(
     _ thunk: AsyncThunk<State, Value>, on target: ThunkTarget<State>, parent: ThunkRun?
   ) -> ThunkTask<Value> {
-    target.checkNotReducing("dispatch(AsyncThunk)")
+    target.checkNotReducing("dispatch(\(thunk.misuseName))")
     let admission = admit(id: thunk.id, policy: thunk.policy)
     let run = admission.run
     guard !admission.isDropped else { return dropped(run, parent: parent) }
