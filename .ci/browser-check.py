@@ -26,7 +26,7 @@ class Page(HTMLParser):
             self.rows += 1
         mark = next((c for c in classes if c in ("added", "removed", "changed")), None)
         if tag not in ("br", "input", "meta"):
-            self.stack.append((attrs.get("id"), mark, []))
+            self.stack.append((attrs.get("id") or (tag if tag in ("h1", "title") else None), mark, []))
 
     def handle_endtag(self, tag):
         if tag in ("br", "input", "meta") or not self.stack:
@@ -74,6 +74,28 @@ print(f"100,000 actions: first render after {first} ms, {large.rows} rows in the
 problems = Page(f"{folder}/problems.dom").text.get("problems", "")
 expect("CounterModel.RemovedAction is not registered" in problems, f"problems: unknown type: {problems!r}")
 expect("reading stopped here" in problems, f"problems: truncated tail: {problems!r}")
+
+# A recording whose actions and file name hold markup: nothing runs, every row is shown, and the
+# strings read back as text.
+for step in (1, 2, 3, 8, 10):
+    page = Page(f"{folder}/hostile-step{step}.dom")
+    expect("data-pwned" not in page.body, f"hostile step {step}: a script from the recording ran")
+    expect(page.text.get("action-count") == "10 actions",
+           f"hostile step {step}: {page.text.get('action-count')!r}")
+    expect(page.rows == 11, f"hostile step {step}: {page.rows} rows instead of 11 (initial + 10)")
+    expect(page.body.get("data-step") == str(step), f"hostile: the page did not open at step {step}")
+hostile_dom = open(f"{folder}/hostile-step3.dom", encoding="utf-8").read()
+expect("<img" not in hostile_dom.split("<script", 1)[0],
+       "hostile: an element from the recording was injected into the page")
+state = Page(f"{folder}/hostile-step3.dom").text.get("state", "")
+expect("</script><script>document.body.dataset.pwned=2</script>" in state,
+       f"hostile: the third todo's title is not shown as text: {state[:300]!r}")
+title = Page(f"{folder}/hostile-step1.dom")
+for element in ("h1", "title"):
+    expect("hostile__DATA__<img src=x onerror=document.body.dataset.pwned=3>.jsonl"
+           in title.text.get(element, ""),
+           f"hostile: the file name is not the {element}'s text: {title.text.get(element)!r}")
+print("hostile recording: no script ran, 10 of 10 actions listed, strings shown as text")
 
 if failures:
     print("\n".join("FAILED: " + f for f in failures))

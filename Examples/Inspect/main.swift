@@ -13,6 +13,15 @@ import TodoModel
 
 let usage = """
   usage: inspect RECORDING.jsonl [--state N | --html OUT.html | --swift-test NAME [--output FILE]]
+
+    (no option)          lists the recorded actions
+    --state N            shows the state after step N
+    --html OUT.html      writes a page to explore the session in a browser
+    --swift-test NAME    writes a test that replays the session and checks each step's changes
+    --output FILE        with --swift-test: writes the test to FILE instead of printing it
+    --help               shows this
+
+  Pages and tests are written readable by their owner only, as recordings are.
   """
 
 /// What the inspector needs to know of an app to replay its recordings.
@@ -23,57 +32,59 @@ struct App<State: Codable & Equatable & Sendable> {
   let describe: (State) -> String
 }
 
+func fail(_ message: String, status: Int32) -> Never {
+  FileHandle.standardError.write(Data(("inspect: " + message + "\n").utf8))
+  exit(status)
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard let path = arguments.first else {
+if arguments.contains("--help") || arguments.contains("-h") {
   print(usage)
-  exit(64)
+  exit(0)
+}
+guard let path = arguments.first, !path.hasPrefix("--") else {
+  fail("name a recording first\n\(usage)", status: 64)
 }
 
 func value(after flag: String) -> String? {
   guard let index = arguments.firstIndex(of: flag) else { return nil }
   guard index + 1 < arguments.count else {
-    print("\(flag) needs a value\n\(usage)")
-    exit(64)
+    fail("\(flag) needs a value\n\(usage)", status: 64)
   }
   return arguments[index + 1]
 }
 
-func fail(_ message: String, status: Int32) -> Never {
-  FileHandle.standardError.write(Data((message + "\n").utf8))
-  exit(status)
+let known = ["--state", "--html", "--swift-test", "--output"]
+for argument in arguments.dropFirst() where argument.hasPrefix("-") && !known.contains(argument) {
+  fail("unknown option \(argument)\n\(usage)", status: 64)
 }
 
-func inspect<State>(_ app: App<State>) {
+func inspect<State>(_ app: App<State>, _ recording: Recording) {
   let file = URL(fileURLWithPath: path)
-  let recording: Recording
-  do {
-    recording = try Recording(contentsOf: file, registry: app.registry)
-  } catch {
-    fail("cannot read \(path): \(error.localizedDescription)", status: 66)
-  }
-
   if let output = value(after: "--html") {
     do {
       let report = try SessionReport(recording: recording, reducer: app.reducer)
-      try report.html(title: file.lastPathComponent)
-        .write(to: URL(fileURLWithPath: output), atomically: true, encoding: .utf8)
+      try report.writeHTML(title: file.lastPathComponent, to: URL(fileURLWithPath: output))
       print("wrote \(output): \(report.actionCount) actions")
     } catch {
-      fail("cannot write \(output): \(error)", status: 73)
+      fail("cannot write \(output): \(error.localizedDescription)", status: 73)
     }
   } else if let name = value(after: "--swift-test") {
     do {
       let report = try SessionReport(recording: recording, reducer: app.reducer)
-      let source = try String(contentsOf: file, encoding: .utf8)
-      let test = try report.swiftTest(named: name, source: source, names: app.testNames)
       if let output = value(after: "--output") {
-        try test.write(to: URL(fileURLWithPath: output), atomically: true, encoding: .utf8)
+        try report.writeSwiftTest(
+          named: name, names: app.testNames, to: URL(fileURLWithPath: output))
         print("wrote \(output): a test of \(report.actionCount) steps")
       } else {
-        print(test, terminator: "")
+        print(report.swiftTest(named: name, names: app.testNames), terminator: "")
       }
     } catch {
-      fail("cannot write the test: \(error)", status: 73)
+      fail("cannot write the test: \(error.localizedDescription)", status: 73)
+    }
+    // On standard error, so that a test printed to standard output stays valid Swift.
+    for problem in problems(of: recording) {
+      FileHandle.standardError.write(Data("note: \(problem)\n".utf8))
     }
     return
   } else if let text = value(after: "--state") {
@@ -91,26 +102,26 @@ func inspect<State>(_ app: App<State>) {
     }
     print("\(recording.entries.count) actions")
   }
-  for problem in recording.problems
-  where problem.reason != .notReplayable("Statecraft.StatecraftInit") {
-    print("note: \(problem)")
-  }
+  for problem in problems(of: recording) { print("note: \(problem)") }
 }
 
-/// Which example recorded the file, from the type names on its first lines.
-func recordedApp() -> String? {
-  guard let handle = FileHandle(forReadingAtPath: path) else {
-    fail("cannot read \(path)", status: 66)
-  }
-  let head = String(decoding: handle.readData(ofLength: 64 * 1_024), as: UTF8.self)
-  try? handle.close()
-  if head.contains("\"type\":\"TodoModel.") { return "todo" }
-  if head.contains("\"type\":\"CounterModel.") || head.isEmpty { return "counter" }
-  return nil
+/// The recording's problems, but the initial action, which is never replayable.
+func problems(of recording: Recording) -> [Recording.Problem] {
+  recording.problems.filter { $0.reason != .notReplayable("Statecraft.StatecraftInit") }
 }
 
-switch recordedApp() {
-case "todo":
+/// Reads the recording with the registry of both examples, through the same checks as any
+/// recording (a folder or a pipe is refused before anything is read).
+let recording: Recording
+do {
+  recording = try Recording(
+    contentsOf: URL(fileURLWithPath: path), registry: counterActions.merging(todoActions))
+} catch {
+  fail("cannot read \(path): \(error.localizedDescription)", status: 66)
+}
+
+// Which example recorded the file, from the type names of its actions.
+if recording.entries.contains(where: { $0.typeName.hasPrefix("TodoModel.") }) {
   inspect(
     App(
       registry: todoActions, reducer: todoAppReducer,
@@ -118,13 +129,13 @@ case "todo":
       describe: { state in
         let left = state.todos.filter { !$0.isDone }.count
         return "\(state.todos.count) todos, \(left) left, filter \(state.filter.rawValue)"
-      }))
-default:
+      }), recording)
+} else {
   // The counter is the default, so that a recording of unknown actions is still listed.
   inspect(
     App(
       registry: counterActions, reducer: counterReducer,
       testNames: .init(
         imports: ["CounterModel"], reducer: "counterReducer", registry: "counterActions"),
-      describe: { "count = \($0.count)" }))
+      describe: { "count = \($0.count)" }), recording)
 }

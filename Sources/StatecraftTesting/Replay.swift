@@ -125,6 +125,90 @@ public func replay<State: Equatable & Sendable>(
   }
 }
 
+/// Replays a recording into a fresh store and checks what each action changed in the state:
+/// what `swift run inspect SESSION --swift-test NAME` generates.
+///
+/// `expected` is the text the generated test holds: the state before the first action and the
+/// changes of each step, as JSON. The actual states are encoded the same way, comparing each
+/// part with the one before it first, so a long session of a large state replays in time
+/// proportional to its changes.
+///
+/// Actions the recording holds by name only change nothing. The first step whose changes differ
+/// fails the test with the step, the line, and the expected and actual changes, and the replay
+/// stops there.
+///
+/// - Parameters:
+///   - recording: The recording.
+///   - reducer: The app's reducer.
+///   - initialState: The state to start from, or `nil` for the reducer's own.
+///   - expected: The expected changes, as a generated test holds them.
+///   - fileID: The file to report a failure in; defaults to the caller's.
+///   - filePath: The file path to report a failure in; defaults to the caller's.
+///   - line: The line to report a failure at; defaults to the caller's.
+///   - column: The column to report a failure at; defaults to the caller's.
+/// - Complexity: O(*n*) dispatches for *n* recorded actions, and the encoding of the parts of the
+///   state each changed.
+@MainActor
+public func replay<State: Encodable & Sendable>(
+  _ recording: Recording,
+  reducer: @escaping Reducer<State>,
+  initialState: State? = nil,
+  expectingChanges expected: String,
+  fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+  column: UInt = #column
+) async {
+  let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+  let log: StateChangeLog
+  do {
+    log = try StateChangeLog(text: expected)
+  } catch {
+    reportFailure("The expected changes cannot be read: \(error).", at: location)
+    return
+  }
+  guard log.steps.count == recording.entries.count else {
+    reportFailure(
+      "The recording holds \(recording.entries.count) actions, and the changes of "
+        + "\(log.steps.count) were expected.", at: location)
+    return
+  }
+  let store = Store(reducer: reducer, state: initialState)
+  var tracker = StateChangeTracker<State>()
+  do {
+    _ = try tracker.track(store.state)
+    guard tracker.json == log.initial else {
+      reportFailure(
+        "The state before the first action differs from the recorded one: "
+          + (JSONChange.between(log.initial, tracker.json).map(\.sentence)
+            .joined(separator: "; ")),
+        at: location)
+      return
+    }
+    for (step, entry) in recording.entries.enumerated() {
+      var actual: [JSONChange] = []
+      if let action = entry.action {
+        store.dispatch(action)
+        actual = try tracker.track(store.state)
+      }
+      guard actual != log.steps[step] else { continue }
+      func list(_ changes: [JSONChange]) -> String {
+        changes.isEmpty ? "  (nothing)" : changes.map { "  \($0.sentence)" }.joined(separator: "\n")
+      }
+      reportFailure(
+        """
+        Step \(step + 1) (line \(entry.line), \(entry.typeName)) changed the state differently.
+        Expected:
+        \(list(log.steps[step]))
+        Actual:
+        \(list(actual))
+        """,
+        at: location)
+      return
+    }
+  } catch {
+    reportFailure("A state could not be encoded as JSON: \(error).", at: location)
+  }
+}
+
 /// Replays a recording through a main-actor-isolated reducer of ReSwift's shape, what a reducer
 /// function is in a target with default main-actor isolation, and checks the state it ends in.
 ///

@@ -41,6 +41,18 @@ public struct ActionRegistry: Sendable {
     }
   }
 
+  /// This registry with the types of `other` added, such as the registries of two features.
+  ///
+  /// - Parameter other: Another registry; for a type in both, its entry wins.
+  /// - Returns: The combined registry.
+  /// - Complexity: O(*n*) for *n* registered types in `other`.
+  public func merging(_ other: ActionRegistry) -> ActionRegistry {
+    var merged = self
+    merged.decoders.merge(other.decoders) { _, theirs in theirs }
+    merged.encoders.merge(other.encoders) { _, theirs in theirs }
+    return merged
+  }
+
   static func name(of type: Any.Type) -> String {
     String(reflecting: type)
   }
@@ -235,6 +247,9 @@ public struct Recording: Sendable {
   /// The problems found, in order of line.
   /// - Complexity: O(1).
   public let problems: [Problem]
+  /// The text of the lines read, empty ones included, up to the line where reading stopped: what
+  /// a generated test embeds to read the same entries.
+  package let lines: [String]
   /// The line where reading stopped because it was unreadable (a truncated or corrupt file);
   /// `nil` if the whole file was read.
   /// - Complexity: O(1).
@@ -246,6 +261,23 @@ public struct Recording: Sendable {
   /// The default limit on the length of one line: 1 MiB.
   /// - Complexity: O(1).
   public static let defaultMaximumLineLength = 1_024 * 1_024
+
+  /// The error for a path that names a folder, a pipe, a device or a socket instead of a file.
+  public struct NotAFileError: Error, Equatable, CustomStringConvertible, LocalizedError {
+    /// The path that was given.
+    /// - Complexity: O(1).
+    public let path: String
+
+    /// A sentence that names the path and what a recording is.
+    /// - Complexity: O(*n*) for a path of *n* characters.
+    public var description: String {
+      "\(path) is not a regular file (a folder, a pipe or a device); a recording is a file"
+    }
+
+    /// The same sentence as ``description``.
+    /// - Complexity: O(*n*) for a path of *n* characters.
+    public var errorDescription: String? { description }
+  }
 
   /// Reads a recording, line by line.
   ///
@@ -260,7 +292,9 @@ public struct Recording: Sendable {
   ///   - registry: The action types to decode.
   ///   - maximumFileSize: How many bytes to read at most.
   ///   - maximumLineLength: How long one line may be.
-  /// - Throws: The file system's error if the file cannot be opened or read.
+  /// - Throws: ``NotAFileError`` if the path names a folder, a pipe or a device (checked before
+  ///   anything is read, so a pipe never blocks), or the file system's error if the file cannot
+  ///   be opened or read.
   /// - Complexity: O(*n*) for *n* bytes read.
   public init(
     contentsOf file: URL, registry: ActionRegistry,
@@ -272,7 +306,7 @@ public struct Recording: Sendable {
     defer { _ = Foundation.close(descriptor) }
     var status = stat()
     guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-      throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: file.path])
+      throw NotAFileError(path: file.path)
     }
     var reader = LineReader(registry: registry, maximumLineLength: maximumLineLength)
     var block = [UInt8](repeating: 0, count: 64 * 1_024)
@@ -315,6 +349,7 @@ public struct Recording: Sendable {
   }
 
   private init(_ reader: LineReader) {
+    lines = reader.lines
     entries = reader.entries
     problems = reader.problems
     stoppedAtLine = reader.stopped
@@ -363,6 +398,7 @@ private struct LineReader {
   var entries: [Recording.Entry] = []
   var problems: [Recording.Problem] = []
   var stopped: Int?
+  var lines: [String] = []
   private var line: [UInt8] = []
   private var number = 1
   private let decoder = JSONDecoder()
@@ -408,7 +444,10 @@ private struct LineReader {
       line.removeAll(keepingCapacity: true)
       if stopped == nil { number += 1 }
     }
-    if line.isEmpty { return }
+    if line.isEmpty {
+      lines.append("")
+      return
+    }
     guard let recorded = try? decoder.decode(RecordedLine.self, from: Data(line)) else {
       stop(.unreadableLine("invalid JSON"))
       return
@@ -428,6 +467,7 @@ private struct LineReader {
     } else {
       problems.append(Recording.Problem(line: number, reason: .notReplayable(recorded.type)))
     }
+    lines.append(String(decoding: line, as: UTF8.self))
     entries.append(
       Recording.Entry(line: number, time: recorded.time, typeName: recorded.type, action: action))
   }

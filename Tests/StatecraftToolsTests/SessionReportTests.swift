@@ -73,13 +73,57 @@ import Testing
     #expect(html.contains("<title>&lt;b&gt;notes&lt;/b&gt; · Statecraft session</title>"))
   }
 
-  @Test func theStatesOfAGeneratedTestAreTheReplayedOnes() throws {
+  @Test func aGeneratedTestHoldsTheChangesOfEachStep() throws {
     let test = try report(["a", "b"]).swiftTest(
-      named: "notes session", source: "{}\n",
+      named: "notes session",
       names: .init(imports: ["Notes"], reducer: "notesReducer", registry: "notesActions"))
     #expect(test.contains("@Test func notes_session() async throws {"))
-    #expect(test.contains(#"{"items":["a"]},"# + "\n" + #"{"items":["a","b"]}"#))
+    #expect(test.contains(#"[[0,["items",0],"a"]],"# + "\n" + #"[[0,["items",1],"b"]]"#))
     #expect(test.contains("import Notes\n"))
+  }
+
+  @Test func aGeneratedTestGrowsWithTheChangesNotWithStepsTimesState() throws {
+    let small = try report((0..<100).map { "note \($0)" }).swiftTest(
+      named: "notes", names: .init(imports: [], reducer: "r", registry: "n"))
+    let large = try report((0..<1_000).map { "note \($0)" }).swiftTest(
+      named: "notes", names: .init(imports: [], reducer: "r", registry: "n"))
+    // Ten times the steps, each adding one note: about ten times the text, not a hundred.
+    #expect(large.utf8.count < 12 * small.utf8.count)
+  }
+
+  @Test func aStringLiteralIsPrintableASCIIAndReadsBackTheSameText() throws {
+    let lines = [
+      "plain", ##"quotes """# and "" and \(x) \ end\"##, "DEL \u{7F} CR \r tab \t",
+      "\u{2028}\u{2029}\u{202E} café 🙂", "", "  indented",
+    ]
+    let literal = SessionReport.stringLiteral(lines: lines)
+    #expect(literal.unicodeScalars.allSatisfy { $0 == "\n" || (" "..."~").contains($0) })
+    #expect(!literal.dropFirst(3).dropLast(3).contains(#"""""#))
+    #expect(try Self.evaluate(literal) == lines.joined(separator: "\n"))
+  }
+
+  /// Reads a multi-line string literal the way the compiler does, for the escapes it holds.
+  private static func evaluate(_ literal: String) throws -> String {
+    var body = literal.dropFirst(4).dropLast(4)  // the delimiters and their newlines
+    var result = ""
+    while let character = body.popFirst() {
+      guard character == "\\" else {
+        result.append(character)
+        continue
+      }
+      switch body.popFirst() {
+      case "\\": result.append("\\")
+      case "\"": result.append("\"")
+      case "u":
+        guard body.popFirst() == "{", let end = body.firstIndex(of: "}"),
+          let value = UInt32(body[..<end], radix: 16), let scalar = Unicode.Scalar(value)
+        else { throw CocoaError(.coderInvalidValue) }
+        result.unicodeScalars.append(scalar)
+        body = body[body.index(after: end)...]
+      default: throw CocoaError(.coderInvalidValue)
+      }
+    }
+    return result
   }
 
   @Test func checkpointsOfALargeStateStayWithinTheirBudget() {
@@ -89,9 +133,4 @@ import Testing
     #expect(SessionReport.checkpointInterval(stateBytes: 20, steps: 100_000) == 1_000)
   }
 
-  @Test func aRawLiteralHasEnoughHashes() {
-    #expect(SessionReport.rawLiteral("plain") == "#\"\"\"\nplain\n\"\"\"#")
-    #expect(SessionReport.rawLiteral("ends \"\"\"# here").hasPrefix("##\"\"\""))
-    #expect(SessionReport.rawLiteral("a \\# b").hasPrefix("##\"\"\""))
-  }
 }

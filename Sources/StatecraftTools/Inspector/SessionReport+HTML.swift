@@ -14,15 +14,51 @@ extension SessionReport {
   /// - Returns: The HTML text.
   /// - Complexity: O(*n*) for *n* changes in the session.
   public func html(title: String) -> String {
-    let page = Self.pageTemplate
-      .replacingOccurrences(of: "__TITLE__", with: Self.escapeHTML(title))
-    // `</` cannot end the script element from inside a JSON string once written as `<\/`.
-    let data = pageData().replacingOccurrences(of: "</", with: "<\\/")
-    return page.replacingOccurrences(of: "__DATA__", with: data)
+    Self.fill(
+      Self.pageTemplate,
+      with: ["__TITLE__": Self.escapeHTML(title), "__DATA__": pageData()])
   }
 
-  /// The session as the page reads it: compact arrays rather than keyed objects, because a
-  /// session may hold 100,000 actions.
+  /// Writes the page to `file`, readable by its owner only (mode 0600), as recordings are: the page
+  /// holds the whole session.
+  ///
+  /// The write is atomic: a crash leaves the old file or the new one.
+  ///
+  /// - Parameters:
+  ///   - title: The page's title, usually the recording's name.
+  ///   - file: Where to write it.
+  /// - Throws: The file system's error if the file cannot be written.
+  /// - Complexity: O(*n*) for *n* changes in the session.
+  public func writeHTML(title: String, to file: URL) throws {
+    try AtomicFile.write(Data(html(title: title).utf8), to: file)
+  }
+
+  /// `template` with each placeholder replaced by its text, in one pass: a replacement is never
+  /// searched for placeholders.
+  static func fill(_ template: String, with replacements: [String: String]) -> String {
+    var result = ""
+    var rest = template[...]
+    while let start = rest.firstRange(of: "__") {
+      guard
+        let (placeholder, text) = replacements.first(where: {
+          rest[start.lowerBound...].hasPrefix($0.key)
+        })
+      else {
+        result += rest[..<start.upperBound]
+        rest = rest[start.upperBound...]
+        continue
+      }
+      result += rest[..<start.lowerBound]
+      result += text
+      rest = rest[rest.index(start.lowerBound, offsetBy: placeholder.count)...]
+    }
+    return result + rest
+  }
+
+  /// The session as the page reads it, safe inside the page's `<script>` element.
+  ///
+  /// Compact arrays rather than keyed objects, because a session may hold 100,000 actions; no
+  /// string in it can end the element or change how the browser reads it (`JSONValue.jsonText`).
   func pageData() -> String {
     var types: [String] = []
     var typeIndex: [String: Int] = [:]
@@ -43,7 +79,7 @@ extension SessionReport {
           .integer(Int64(step.line)), .number(step.time), .integer(Int64(index)),
           step.label.map(JSONValue.string) ?? .null,
         ]))
-      patches.append(.array(step.changes.map(Self.patch)))
+      patches.append(.array(step.changes.map(\.patch)))
     }
     var checkpointObject: [String: JSONValue] = [:]
     for (step, state) in checkpoints { checkpointObject[String(step)] = state }
@@ -56,25 +92,7 @@ extension SessionReport {
       "checkpoints": .object(checkpointObject),
       "problems": .array(problems.map { .string($0.description) }),
     ])
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return (try? encoder.encode(object)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-  }
-
-  private static func patch(_ change: JSONChange) -> JSONValue {
-    let kind: Int64 =
-      switch change.kind {
-      case .added: 0
-      case .removed: 1
-      case .changed: 2
-      }
-    let path: [JSONValue] = change.path.map {
-      switch $0 {
-      case .key(let key): .string(key)
-      case .index(let index): .integer(Int64(index))
-      }
-    }
-    return .array([.integer(kind), .array(path), change.value ?? .null])
+    return object.jsonText(scriptSafe: true)
   }
 
   static func escapeHTML(_ text: String) -> String {
@@ -82,5 +100,6 @@ extension SessionReport {
       .replacingOccurrences(of: "<", with: "&lt;")
       .replacingOccurrences(of: ">", with: "&gt;")
       .replacingOccurrences(of: "\"", with: "&quot;")
+      .replacingOccurrences(of: "'", with: "&#39;")
   }
 }

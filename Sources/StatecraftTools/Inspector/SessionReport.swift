@@ -31,9 +31,8 @@ public struct SessionReport: Sendable {
   /// How many steps lie between two checkpoints: at least 1,000, more for large states, so
   /// that the checkpoints of a session hold about 32 MB of JSON at most.
   let checkpointInterval: Int
-  /// Replays the session again and returns the JSON text of the state after each step, for the
-  /// regression test; not kept, because a long session of a large state would not fit.
-  let stateTexts: @Sendable () throws -> [String]
+  /// The lines of the recording that were read, in order, for the regression test.
+  let lines: [String]
   /// The state type's qualified name.
   let stateTypeName: String
   let problems: [Recording.Problem]
@@ -47,7 +46,7 @@ public struct SessionReport: Sendable {
     max(minimumCheckpointInterval, stateBytes * steps / checkpointBudget)
   }
 
-  /// Replays `recording` through `reducer` and keeps the state after each action.
+  /// Replays `recording` through `reducer` and keeps what each action changed in the state.
   ///
   /// Actions the recording holds by name only are listed and change nothing.
   ///
@@ -56,46 +55,39 @@ public struct SessionReport: Sendable {
   ///   - reducer: The app's reducer.
   ///   - initialState: The state to start from, or `nil` for the reducer's own.
   /// - Throws: `EncodingError` if a state cannot be encoded as JSON.
-  /// - Complexity: O(*n* × *s*) time for *n* actions and states of size *s*; the report keeps
-  ///   the changes, and the whole state only at checkpoints.
+  /// - Complexity: Per action, the reducer and the parts of the state it changed: a part equal
+  ///   to the one before (for an `Equatable` type) is compared, not encoded again, so a session
+  ///   takes time in proportion to its changes, plus one comparison for each element of a
+  ///   collection that changed. The report keeps the changes, and the whole state only at
+  ///   checkpoints.
   public init<State: Encodable & Sendable>(
     recording: Recording, reducer: @escaping Reducer<State>, initialState: State? = nil
   ) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    let decoder = JSONDecoder()
-    let start = initialState ?? reducer(StatecraftInit(), nil)
-    var state = start
-    let first = try encoder.encode(state)
-    var previous = try decoder.decode(JSONValue.self, from: first)
-    initial = previous
-    let interval = Self.checkpointInterval(stateBytes: first.count, steps: recording.entries.count)
+    var state = initialState ?? reducer(StatecraftInit(), nil)
+    var tracker = StateChangeTracker<State>()
+    _ = try tracker.track(state)
+    initial = tracker.json
+    let stateBytes = try JSONEncoder().encode(initial).count
+    let interval = Self.checkpointInterval(stateBytes: stateBytes, steps: recording.entries.count)
     var steps: [Step] = []
     var checkpoints: [Int: JSONValue] = [:]
     steps.reserveCapacity(recording.entries.count)
     for (offset, entry) in recording.entries.enumerated() {
-      if let action = entry.action { state = reducer(action, state) }
-      let next = try decoder.decode(JSONValue.self, from: encoder.encode(state))
+      var changes: [JSONChange] = []
+      if let action = entry.action {
+        state = reducer(action, state)
+        changes = try tracker.track(state)
+      }
       steps.append(
         Step(
           line: entry.line, time: entry.time, typeName: entry.typeName,
-          label: entry.action.map { String(describing: $0) },
-          changes: JSONChange.between(previous, next)))
-      if (offset + 1) % interval == 0 { checkpoints[offset + 1] = next }
-      previous = next
+          label: entry.action.map { String(describing: $0) }, changes: changes))
+      if (offset + 1) % interval == 0 { checkpoints[offset + 1] = tracker.json }
     }
     self.steps = steps
     self.checkpoints = checkpoints
     checkpointInterval = interval
-    stateTexts = {
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys]
-      var state = start
-      return try recording.entries.map { entry in
-        if let action = entry.action { state = reducer(action, state) }
-        return String(decoding: try encoder.encode(state), as: UTF8.self)
-      }
-    }
+    lines = recording.lines
     stateTypeName = String(reflecting: State.self)
     // The init action is never replayable, by design: not a problem of the recording.
     let initTypeName = String(reflecting: StatecraftInit.self)
@@ -108,19 +100,19 @@ public struct SessionReport: Sendable {
 }
 
 /// One difference between two JSON values, at a path of object keys and array indices.
-struct JSONChange: Sendable, Equatable {
-  enum Kind: String, Sendable {
+package struct JSONChange: Sendable, Equatable {
+  package enum Kind: String, Sendable {
     case added, removed, changed
   }
 
-  let path: [JSONPathComponent]
-  let kind: Kind
+  package let path: [JSONPathComponent]
+  package let kind: Kind
   /// The new value; `nil` when removed.
-  let value: JSONValue?
+  package let value: JSONValue?
 
   /// The changes that turn `old` into `new`: object keys and array elements one by one, so a
   /// page can show collections by size and the elements that changed.
-  static func between(_ old: JSONValue, _ new: JSONValue) -> [JSONChange] {
+  package static func between(_ old: JSONValue, _ new: JSONValue) -> [JSONChange] {
     var changes: [JSONChange] = []
     diff(old, new, at: [], into: &changes)
     return changes
@@ -159,7 +151,128 @@ struct JSONChange: Sendable, Equatable {
   }
 }
 
-enum JSONPathComponent: Sendable, Equatable {
+package enum JSONPathComponent: Sendable, Equatable {
   case key(String)
   case index(Int)
+}
+
+extension JSONChange {
+  /// The change as the page and a generated test hold it: `[kind, path, value]`, with kind 0
+  /// added, 1 removed, 2 changed, and the path's keys as strings and indices as numbers.
+  var patch: JSONValue {
+    let kind: Int64 =
+      switch self.kind {
+      case .added: 0
+      case .removed: 1
+      case .changed: 2
+      }
+    let path: [JSONValue] = self.path.map {
+      switch $0 {
+      case .key(let key): .string(key)
+      case .index(let index): .integer(Int64(index))
+      }
+    }
+    return .array([.integer(kind), .array(path), value ?? .null])
+  }
+
+  /// Reads a change written as ``patch``.
+  init?(patch: JSONValue) {
+    guard case .array(let parts) = patch, parts.count == 3, case .integer(let kind) = parts[0],
+      case .array(let path) = parts[1]
+    else { return nil }
+    var components: [JSONPathComponent] = []
+    for component in path {
+      switch component {
+      case .string(let key): components.append(.key(key))
+      case .integer(let index): components.append(.index(Int(index)))
+      default: return nil
+      }
+    }
+    switch kind {
+    case 0: self.init(path: components, kind: .added, value: parts[2])
+    case 1: self.init(path: components, kind: .removed, value: nil)
+    case 2: self.init(path: components, kind: .changed, value: parts[2])
+    default: return nil
+    }
+  }
+
+  /// The change in words, for a failure message: `todos.2.isDone changed to true`.
+  package var sentence: String {
+    let place =
+      path.isEmpty
+      ? "the state"
+      : path.map {
+        switch $0 {
+        case .key(let key): key
+        case .index(let index): String(index)
+        }
+      }.joined(separator: ".")
+    let text = (value ?? .null).jsonText()
+    switch kind {
+    case .added: return "\(place) added: \(text)"
+    case .removed: return "\(place) removed"
+    case .changed: return "\(place) changed to \(text)"
+    }
+  }
+}
+
+/// The states of a session as its initial state and what each step changed: how a generated test
+/// holds the states it expects.
+///
+/// Its text is JSON, one step a line: `{"format":1,"initial":…,"steps":[` then each step's
+/// changes as an array of ``JSONChange/patch`` values, then `]}`.
+package struct StateChangeLog: Equatable, Sendable {
+  package static let format = 1
+
+  package var initial: JSONValue
+  package var steps: [[JSONChange]]
+
+  package init(initial: JSONValue, steps: [[JSONChange]]) {
+    self.initial = initial
+    self.steps = steps
+  }
+
+  /// The text, a line for the start, one for each step, and one for the end.
+  package var textLines: [String] {
+    var lines = [#"{"format":\#(Self.format),"initial":\#(initial.jsonText()),"steps":["#]
+    lines.reserveCapacity(steps.count + 2)
+    for (index, changes) in steps.enumerated() {
+      lines.append(
+        JSONValue.array(changes.map(\.patch)).jsonText() + (index < steps.count - 1 ? "," : ""))
+    }
+    lines.append("]}")
+    return lines
+  }
+
+  /// The error for text that is not a change log of this format.
+  package struct UnreadableError: Error, CustomStringConvertible {
+    package let description: String
+  }
+
+  /// Reads the text ``textLines`` wrote.
+  package init(text: String) throws {
+    guard
+      case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+    else { throw UnreadableError(description: "the change log is not a JSON object") }
+    guard case .integer(let format) = object["format"], format == Self.format else {
+      throw UnreadableError(
+        description: "the change log's format is not \(Self.format); generate the test again")
+    }
+    guard let initial = object["initial"], case .array(let steps) = object["steps"] else {
+      throw UnreadableError(description: "the change log has no initial state or no steps")
+    }
+    self.initial = initial
+    self.steps = try steps.enumerated().map { index, step in
+      guard case .array(let patches) = step else {
+        throw UnreadableError(description: "step \(index + 1) of the change log is not an array")
+      }
+      return try patches.map {
+        guard let change = JSONChange(patch: $0) else {
+          throw UnreadableError(
+            description: "step \(index + 1) of the change log holds an unreadable change")
+        }
+        return change
+      }
+    }
+  }
 }

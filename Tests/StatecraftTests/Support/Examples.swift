@@ -22,3 +22,29 @@ func runExample(_ name: String, arguments: [String] = [], input: String = "") th
   #expect(process.terminationStatus == 0, "\(name) exited with \(process.terminationStatus)")
   return String(decoding: data, as: UTF8.self)
 }
+
+/// What an example printed on each stream, and its exit status.
+struct ExampleRun {
+  let output: String
+  let errors: String
+  let status: Int32
+}
+
+/// Runs an example executable and returns what it printed and how it exited, whatever the status.
+func runExampleToEnd(_ name: String, arguments: [String] = []) throws -> ExampleRun {
+  let process = Process()
+  process.executableURL = builtProducts.appendingPathComponent(name)
+  process.arguments = arguments
+  let stdout = Pipe()
+  let stderr = Pipe()
+  process.standardInput = FileHandle.nullDevice
+  process.standardOutput = stdout
+  process.standardError = stderr
+  try process.run()
+  let output = stdout.fileHandleForReading.readDataToEndOfFile()
+  let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return ExampleRun(
+    output: String(decoding: output, as: UTF8.self), errors: String(decoding: errors, as: UTF8.self),
+    status: process.terminationStatus)
+}
