@@ -24,4 +24,5 @@ let benchmarks: @Sendable () -> Void = {
   compositionBenchmarks()
   engineBenchmarks()
   persistenceBenchmarks()
+  inspectorBenchmarks()
 }
