@@ -256,6 +256,44 @@ import Testing
   }
 }
 
+extension LeakTests {
+  @MainActor
+  @Test func aStreamOfStatesReleasesItsSubscriptionWhenIterationEnds() async {
+    let census = Census()
+    let store = makeStore()
+    for _ in 0..<20 {
+      let canary = Canary(census)
+      let iteration = Task { @MainActor in
+        for await count in store.states({ $0.select { $0.count + canary.number * 0 } }) {
+          if count >= 0 { break }
+        }
+      }
+      await iteration.value
+    }
+    await waitUntil { census.alive == 0 }
+    #expect(census.alive == 0)
+    #expect(store._subscriptionCounts.standing == 0)
+  }
+
+  @MainActor
+  @Test func aScopeAndItsSubscriptionsAreReleasedWhenTheirTokensGo() {
+    let census = Census()
+    let store = makeStore()
+    weak var weakScope: Store<Int>?
+    for _ in 0..<100 {
+      let canary = Canary(census)
+      let scope = store.scope(\.count)
+      let token = scope.subscribe(
+        { $0.select { $0 + canary.number * 0 } }, receive: { _ in withExtendedLifetime(canary) {} })
+      store.dispatch(Increment())
+      token.cancel()
+      weakScope = scope
+    }
+    #expect(census.alive == 0)
+    #expect(weakScope == nil)
+  }
+}
+
 /// Counts the canaries alive.
 final class Census: Sendable {
   private let count = TestAtomic<Int>(0)

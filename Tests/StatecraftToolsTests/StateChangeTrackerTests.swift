@@ -221,21 +221,6 @@ private func apply(_ change: JSONChange, to json: JSONValue, at path: ArraySlice
   }
 }
 
-/// A small deterministic generator, so that a failure can be replayed.
-private struct SeededRandom: RandomNumberGenerator {
-  var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 extension StateChangeTrackerTests.Shelf {
   fileprivate mutating func edit(using random: inout SeededRandom) {
     switch Int.random(in: 0..<9, using: &random) {

@@ -38,7 +38,7 @@ extension SessionReport {
   static func fill(_ template: String, with replacements: [String: String]) -> String {
     var result = ""
     var rest = template[...]
-    while let start = rest.firstRange(of: "__") {
+    while let start = rest.range(of: "__") {
       guard
         let (placeholder, text) = replacements.first(where: {
           rest[start.lowerBound...].hasPrefix($0.key)
