@@ -70,8 +70,9 @@ import Testing
     let pipe = folder.appendingPathComponent("session.jsonl")
     #expect(mkfifo(pipe.path, 0o600) == 0)
     for path in [folder.path, pipe.path] {
-      for options in [[], ["--swift-test", "x"], ["--html", folder.appendingPathComponent("o").path]]
-      {
+      for options in [
+        [], ["--swift-test", "x"], ["--html", folder.appendingPathComponent("o").path],
+      ] {
         // Nothing writes to the pipe: an inspector that opened it to read would wait forever.
         let run = try runExampleToEnd("inspect", arguments: [path] + options)
         #expect(run.status == 66)
@@ -105,4 +106,3 @@ import Testing
     #expect(run.errors.contains("line 1: longer than 1048576 bytes; reading stopped here"))
   }
 }
-

@@ -45,6 +45,7 @@ func runExampleToEnd(_ name: String, arguments: [String] = []) throws -> Example
   let errors = stderr.fileHandleForReading.readDataToEndOfFile()
   process.waitUntilExit()
   return ExampleRun(
-    output: String(decoding: output, as: UTF8.self), errors: String(decoding: errors, as: UTF8.self),
+    output: String(decoding: output, as: UTF8.self),
+    errors: String(decoding: errors, as: UTF8.self),
     status: process.terminationStatus)
 }
