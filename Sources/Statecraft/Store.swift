@@ -1,9 +1,7 @@
 import Dispatch
 
-// Inlinable, so that the app compiles the path of an action for its own `State`: built
-// generic in the library, a main-thread dispatch with one subscriber took 10,772 instructions
-// instead of 1,099 and allocated, a dispatch from another thread 1,637 instead of 339
-// (callgrind, Benchmarks/README.md, "Why the engine is inlinable").
+// Inlinable, so that the app compiles the path of an action for its own `State`
+// (Benchmarks/README.md, "Why the engine is inlinable").
 
 /// The single source of truth for an app's state.
 ///

@@ -1,9 +1,7 @@
 import StatecraftAtomics
 
-// Inlinable, as everything the dispatch path calls: called as library functions, these made a
-// dispatch from another thread 878 instructions instead of 339 and a main-thread dispatch
-// with one subscriber 2,020 instead of 1,099 (callgrind, Benchmarks/README.md, "Why the
-// engine is inlinable").
+// Inlinable, as all the dispatch path calls (Benchmarks/README.md, "Why the engine is
+// inlinable").
 
 /// The memory ordering of an atomic operation, named as in `Synchronization`.
 @usableFromInline
@@ -28,17 +26,13 @@ package protocol AtomicWordRepresentable {
 /// `Synchronization.Atomic` needs macOS 15 and iOS 18. The operations are compiler builtins in
 /// the `StatecraftAtomics` C module, which ThreadSanitizer instruments; the word is reached only
 /// through its address, so Swift's exclusivity checks never see it. The methods mirror
-/// `Atomic`'s; each call's ordering is a literal, so the switch folds away once inlined. Against
-/// `Atomic`, a dispatch costs 381 instructions instead of 370 (callgrind): the load of the cell's
-/// reference.
+/// `Atomic`'s; each call's ordering is a literal, so the switch folds away once inlined. The one
+/// cost against `Atomic` is the load of the cell's reference.
 ///
 /// The word sits between two pads of a cache line less a word each (`_Pad`), so that the line
-/// it is in holds nothing else, whatever the allocator puts beside the object. The flags every
-/// dispatch reads were allocated next to the state lock's buffer, which every commit writes, so
-/// each read missed the cache while other threads dispatched: 4 threads × 10,000 dispatches to
-/// a store with a subscriber took 1.40-1.60 ms instead of 1.25-1.39 ms (Benchmarks/README.md,
-/// n). A cell costs 136 bytes (264 on 64-bit ARM) instead of 24; a store has 13 (3,264 requested
-/// bytes a store instead of 1,712, Benchmarks/README.md, g).
+/// it is in holds nothing else, whatever the allocator puts beside the object: the flags every
+/// dispatch reads would otherwise share a line with the state lock's buffer, which every commit
+/// writes (Benchmarks/README.md, workloads n and g, for what it gains and costs).
 @usableFromInline
 package final class AtomicCell<Value: AtomicWordRepresentable>: @unchecked Sendable {
   // @unchecked Sendable: the word is only read and written by the atomic operations below.

@@ -10,10 +10,8 @@ import StatecraftAtomics
   import Android
 #endif
 
-// Inlinable, as everything the dispatch path calls: called as library functions, these made a
-// dispatch from another thread 878 instructions instead of 339 and a main-thread dispatch
-// with one subscriber 2,020 instead of 1,099 (callgrind, Benchmarks/README.md, "Why the
-// engine is inlinable").
+// Inlinable, as all the dispatch path calls (Benchmarks/README.md, "Why the engine is
+// inlinable").
 
 /// The platform's mutex: `os_unfair_lock` on Apple platforms, `pthread_mutex_t` elsewhere.
 ///

@@ -1,7 +1,5 @@
-// Inlinable, so that a subscription's steps are compiled for the app's state and selected
-// types: built generic in the library, a dispatch that notified 100 subscribers took 175,748
-// instructions instead of 40,101, and subscribe + unsubscribe 22,102 instead of 18,214
-// (callgrind, Benchmarks/README.md, "Why the engine is inlinable").
+// Inlinable, so that the steps are compiled for the app's types (Benchmarks/README.md, "Why
+// the engine is inlinable").
 
 /// A value derived from parts of the state, computed once for each change of those parts and
 /// shared by every subscriber that uses it: reselect's memoized selector.

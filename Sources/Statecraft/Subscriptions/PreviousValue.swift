@@ -1,13 +1,11 @@
-// Inlinable, so that a subscription's steps are compiled for the app's state and selected
-// types: built generic in the library, a dispatch that notified 100 subscribers took 175,748
-// instructions instead of 40,101, and subscribe + unsubscribe 22,102 instead of 18,214
-// (callgrind, Benchmarks/README.md, "Why the engine is inlinable").
+// Inlinable, so that the steps are compiled for the app's types (Benchmarks/README.md, "Why
+// the engine is inlinable").
 
 /// The value a subscription step saw last.
 ///
 /// Kept in a buffer rather than a captured `var`: a captured `var` is checked for exclusive
-/// access at run time on every notification, which cost more than the comparison it guards (37%
-/// of the instructions with 1,000 subscribers). One allocation holds the object and the value.
+/// access at run time on every notification, which costs more than the comparison it guards.
+/// One allocation holds the object and the value.
 /// Only the main actor touches it, through the one step that owns it. The header is a tag the
 /// step may keep beside the value (a memoized selector's computation number).
 @usableFromInline

@@ -1,7 +1,5 @@
-// Inlinable, so that a subscription's steps are compiled for the app's state and selected
-// types: built generic in the library, a dispatch that notified 100 subscribers took 175,748
-// instructions instead of 40,101, and subscribe + unsubscribe 22,102 instead of 18,214
-// (callgrind, Benchmarks/README.md, "Why the engine is inlinable").
+// Inlinable, so that the steps are compiled for the app's types (Benchmarks/README.md, "Why
+// the engine is inlinable").
 
 extension Store {
   /// Subscribes an object to the whole state.
@@ -41,9 +39,8 @@ extension Store {
   /// > moves it to the end of the notification order.
   ///
   /// Because the store holds the subscriber weakly, each `newState` call first reads that weak
-  /// reference: about 30 ns more than a closure subscription
-  /// (``subscribe(_:receive:)-2xaid``) on the benchmark machine. A selection skipped as a repeat
-  /// costs the same in both forms.
+  /// reference, a little more than a closure subscription (``subscribe(_:receive:)-2xaid``)
+  /// costs. A selection skipped as a repeat costs the same in both forms.
   ///
   /// - Parameters:
   ///   - subscriber: The object to notify. The store holds it weakly.

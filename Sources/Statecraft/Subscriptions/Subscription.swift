@@ -1,7 +1,5 @@
-// Inlinable, so that a subscription's steps are compiled for the app's state and selected
-// types: built generic in the library, a dispatch that notified 100 subscribers took 175,748
-// instructions instead of 40,101, and subscribe + unsubscribe 22,102 instead of 18,214
-// (callgrind, Benchmarks/README.md, "Why the engine is inlinable").
+// Inlinable, so that the steps are compiled for the app's types (Benchmarks/README.md, "Why
+// the engine is inlinable").
 
 /// A description of which values a subscriber receives: what to select from the state and which
 /// changes to skip.
@@ -29,16 +27,15 @@
 /// the lock is released. Keep them pure functions of the values they are given: one that calls
 /// the store stops the program with a message. Keep them short, too: a dispatch from another
 /// thread waits for them. Rounds for other threads' commits run at most once a millisecond, so
-/// a selector that sums a million elements (about 0.3 ms) leaves a background burst at 41-58 ns
-/// a dispatch, against 49-53 ns for one that reads one element (335-414 ns when rounds ran back
-/// to back, Benchmarks/README.md); share work that expensive between subscribers with a
-/// ``MemoizedSelector``. Select a part of the state rather than all of it
+/// even a selector that reads every element of a large state leaves background dispatches about
+/// as fast as one that reads one element (Benchmarks/README.md, workload l); share work that
+/// expensive between subscribers with a ``MemoizedSelector``. Select a part of the state rather than all of it
 /// where you can: a subscription of the whole state keeps the last one (to skip repeats), and the
 /// next commit then copies it.
 public struct Subscription<State> {
   // The methods are @inlinable so that the closures they build are specialized for the app's
-  // concrete types: unspecialized, each step looked up generic metadata on every notification
-  // (1,000 subscribers selecting one field each: 126 µs per dispatch before, see the commit).
+  // concrete types: unspecialized, each step would look up generic metadata on every
+  // notification.
 
   /// Installs `downstream` as the receiver of this step's values.
   @usableFromInline let _attach: (_ downstream: @escaping (State) -> Void) -> Void

@@ -1,7 +1,5 @@
-// Inlinable, so that a subscription's steps are compiled for the app's state and selected
-// types: built generic in the library, a dispatch that notified 100 subscribers took 175,748
-// instructions instead of 40,101, and subscribe + unsubscribe 22,102 instead of 18,214
-// (callgrind, Benchmarks/README.md, "Why the engine is inlinable").
+// Inlinable, so that the steps are compiled for the app's types (Benchmarks/README.md, "Why
+// the engine is inlinable").
 
 /// Whether a subscription still delivers, shared by its entry and its last step.
 ///
@@ -103,7 +101,7 @@ final class SubscriberStatus<Subscriber: StoreSubscriber>: SubscriptionStatus,
   // @unchecked Sendable: the subscriber and the held values are used only on the main queue.
   @usableFromInline weak let _subscriber: Subscriber?
   // Unchecked: touched only on the main queue, by `hold` and `deliverHeld`, which never overlap;
-  // the run-time checks cost a third of a notification (c: 38.9 -> 54.9 µs with them).
+  // the run-time checks would cost a third of a notification (benchmark c).
   @exclusivity(unchecked) @usableFromInline
   var _held = HeldValues<Subscriber.StoreSubscriberStateType>()
 
@@ -265,8 +263,8 @@ struct Registry<State: Sendable>: Sendable {
   ///
   /// Built here, where subscribing allocates anyway, so that a round after a subscription change
   /// does not allocate. Plain integers, a type that is not generic: this code runs unspecialized,
-  /// and an array of `Unmanaged<SubscriptionEntry<State>>` looked its metadata up on each change
-  /// (about 1,300 instructions a subscribe, callgrind).
+  /// and an array of `Unmanaged<SubscriptionEntry<State>>` would look its metadata up on each
+  /// change.
   @usableFromInline private(set) var _addresses: [UInt] = []
   private var byOwner: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
   /// Closure subscriptions, by their status: a token names its subscription by the status it

@@ -61,8 +61,8 @@ static inline uint64_t sc_delivery_pass_begin(void) {
 }
 
 // The main-queue check (`MainQueue.isCurrent`) asks libdispatch directly. Swift's
-// `DispatchQueue.getSpecific` boxes the value and casts it back, about 190 instructions a call
-// where this is about 40 (callgrind), and the store asks once per dispatch. libdispatch comes
+// `DispatchQueue.getSpecific` boxes the value and casts it back, and the store asks once per
+// dispatch. libdispatch comes
 // with every Swift toolchain; on Linux its header is not on a C target's search path, so the
 // function is declared here as libdispatch declares it.
 #if defined(__APPLE__)
@@ -76,8 +76,8 @@ static inline int sc_queue_has_specific(const void *key) {
 }
 
 // The address of the key `MainQueue` sets on the main queue, or 0 until it is set. Read on every
-// dispatch, so a C variable: a Swift global is reached through `swift_once` on each access (21
-// instructions a dispatch, callgrind). Published with release and read with acquire, so a thread
+// dispatch, so a C variable: a Swift global is reached through `swift_once` on each access.
+// Published with release and read with acquire, so a thread
 // that reads the key also sees it set on the queue.
 extern uint64_t sc_main_queue_key_value;
 
