@@ -119,7 +119,8 @@ let package = Package(
     ),
     // A ReSwift app and its tests in the Swift 5 language mode, moved over by changing the
     // import: it must build without an edit. Deprecation warnings are its only warnings, from
-    // the ReSwift API it uses that ReSwift deprecates too (Docs/ReSwiftDropIn.md lists them).
+    // the ReSwift API it uses that ReSwift deprecates too (the Migrating from ReSwift article
+    // lists them).
     .testTarget(
       name: "ReSwiftStyleTests",
       dependencies: ["Statecraft", "StatecraftTesting"],

@@ -121,6 +121,52 @@ import Testing
     store.dispatch(Increment())
     #expect(recorder.values == [0])
   }
+
+  /// Issue 29: what the first sentence of `subscribe(_:receive:)` and `SubscriptionToken` says.
+  @Test func aTokenThatIsNotStoredEndsTheSubscriptionAfterTheFirstValue() {
+    let store = makeStore()
+    let received = Log<Int>()
+    _ = store.subscribe({ $0.select(\.count) }, receive: { received.append($0) })
+    store.dispatch(Increment())
+    #expect(received.elements == [0])
+    #expect(store._subscriptionCounts.standing == 0)
+  }
+
+  /// Issue 29: a selection that cannot be compared is delivered for every state; debug builds say
+  /// so once, when subscribing, as `createSelector` does for its output.
+  @Test func aSelectionThatIsNotEquatableIsReportedOncePerSubscription() {
+    let store = makeStore()
+    let warnings = Log<String>()
+    let recorder = Recorder<CountBox>()
+    var tokens: [SubscriptionToken] = []
+    StatecraftDiagnostics.$warningHandler.withValue(
+      { warnings.append($0) },
+      operation: {
+        store.subscribe(recorder) { $0.select { CountBox(count: $0.count) } }
+        tokens.append(
+          store.subscribe({ $0.select { CountBox(count: $0.count) } }, receive: { _ in }))
+        // Not reported: a filter skips repeats, the value is Equatable, or it is the whole state.
+        tokens.append(
+          store.subscribe(
+            { $0.select { CountBox(count: $0.count) }.skipRepeats { $0.count == $1.count } },
+            receive: { _ in }))
+        tokens.append(store.subscribe({ $0.select(\.count) }, receive: { _ in }))
+        let whole = Recorder<TestState>()
+        store.subscribe(whole)
+        for _ in 0..<3 { store.dispatch(SetLabel(label: "same count")) }
+        store.unsubscribe(whole)
+      })
+    #expect(warnings.elements.count == 2)
+    #expect(
+      warnings.elements.allSatisfy { $0.contains("selects CountBox, which is not Equatable") })
+    #expect(recorder.values.count == 4, "delivered for every state, as the warning says")
+    withExtendedLifetime(tokens) {}
+  }
+}
+
+/// A selection that is not `Equatable`.
+struct CountBox {
+  let count: Int
 }
 
 struct NotEquatable {

@@ -220,6 +220,17 @@ public enum StatecraftDiagnostics {
   static func warn(_ message: String) {
     warningHandler(message)
   }
+
+  /// Warns that a subscription delivers every state, because what it selects cannot be compared.
+  @usableFromInline
+  static func warnEverySelection(of selected: Any.Type) {
+    warn(
+      """
+      a subscription selects \(selected), which is not Equatable, so the store cannot skip \
+      repeated values: its subscriber receives every committed state. Make \(selected) \
+      Equatable, or add .skipRepeats { old, new in … } after the select.
+      """)
+  }
 }
 
 extension Subscription {

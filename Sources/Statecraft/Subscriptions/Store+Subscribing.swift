@@ -31,9 +31,11 @@ extension Store {
   /// ```
   ///
   /// The subscriber receives the current selection at once, then each committed state's
-  /// selection that passes the filters, newest first: never an older state after a newer one. When the selected type is `Equatable`
-  /// and the store skips repeats automatically (the default), a selection equal to the previous
-  /// one is skipped; this holds in generic code too.
+  /// selection that passes the filters, newest first: never an older state after a newer one.
+  /// When the selected type is `Equatable` and the store skips repeats automatically (the
+  /// default), a selection equal to the previous one is skipped; this holds in generic code too.
+  /// A selection of another type is delivered for every committed state unless a filter such as
+  /// ``Subscription/skipRepeats(_:)`` follows it; debug builds warn once when subscribing.
   ///
   /// > Important: Subscribing an object that is already subscribed replaces its subscription and
   /// > moves it to the end of the notification order.
@@ -90,6 +92,13 @@ extension Store {
     if _core._automaticallySkipsRepeats, let repeats {
       selection = selection._skipEqual(repeats)
     }
+    #if DEBUG
+      if _core._automaticallySkipsRepeats, repeats == nil, !selection._isFiltered,
+        SelectedState.self != State.self
+      {
+        StatecraftDiagnostics.warnEverySelection(of: SelectedState.self)
+      }
+    #endif
     selection._attach(receive)
     return relay
   }
@@ -108,7 +117,8 @@ extension Store {
       owner: ObjectIdentifier(subscriber))
   }
 
-  /// Subscribes a closure to a selection of the state, for code that is not a class.
+  /// Subscribes a closure to a selection of the state for as long as you keep the returned token:
+  /// a token that is not stored ends the subscription after the first value.
   ///
   /// ```swift
   /// let token = mainStore.subscribe({ $0.select(\.count) }, receive: { count in
@@ -116,7 +126,8 @@ extension Store {
   /// })
   /// ```
   ///
-  /// The subscription lasts until you call ``SubscriptionToken/cancel()`` or release the token.
+  /// The subscription lasts until you call ``SubscriptionToken/cancel()`` or release the token;
+  /// either releases the closure and what it captures before it returns (on the main queue).
   /// Selections are skipped when they repeat under the same rules as for
   /// ``subscribe(_:transform:)-94h10``.
   ///

@@ -48,6 +48,9 @@ public struct Subscription<State> {
   /// equal to the previous one as one step that knows an unchanged computation is a repeat.
   @usableFromInline var _selectThenSkipEqual:
     ((_ isEqual: @escaping (State, State) -> Bool) -> Subscription<State>)?
+  /// Whether this step filters the values it passes on (`skip(when:)` and the steps built on
+  /// it), so that a subscriber of a type that is not `Equatable` still skips repeats.
+  @usableFromInline var _isFiltered = false
 
   @inlinable
   init(attach: @escaping (_ downstream: @escaping (State) -> Void) -> Void) {
@@ -125,14 +128,17 @@ public struct Subscription<State> {
   @inlinable public func skip(when predicate: @escaping (_ old: State, _ new: State) -> Bool)
     -> Subscription<State>
   {
-    if let _selectThenSkip { return _selectThenSkip(predicate) }
-    return Subscription { downstream in
-      let previous = PreviousValue<State>.make()
-      self._attach { new in
-        if let old = previous.exchange(new), predicate(old, new) { return }
-        downstream(new)
+    var filtered =
+      _selectThenSkip?(predicate)
+      ?? Subscription { downstream in
+        let previous = PreviousValue<State>.make()
+        self._attach { new in
+          if let old = previous.exchange(new), predicate(old, new) { return }
+          downstream(new)
+        }
       }
-    }
+    filtered._isFiltered = true
+    return filtered
   }
 
   /// Delivers a value only when `predicate` returns `true` for the previous value and the new
