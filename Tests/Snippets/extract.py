@@ -21,15 +21,15 @@ out = os.path.join(root, ".build", "snippets")
 # The context files each document takes as given, beside Shared.swift (by default the file
 # named as the document, if there is one).
 CONTEXTS = {
-    "README": ["GettingStarted"],
+    "README": ["FilmServiceKey"],
     "AsyncWork": ["FilmsState"],
     "Testing": ["FilmsState", "FilmsThunks"],
     "SelectingState": ["SelectingState"],
     "WritingMiddleware": ["FilmsState", "WritingMiddleware"],
     "Statecraft": ["FilmsState"],
-    "StatecraftTesting": ["FilmsState", "FilmsThunks", "GettingStarted"],
-    "ComingFromReactiveSwift": ["FilmsState", "FilmsThunks", "GettingStarted", "ComingFrom"],
-    "ComingFromReactorKit": ["FilmsState", "FilmsThunks", "GettingStarted", "ComingFrom"],
+    "StatecraftTesting": ["FilmsState", "FilmsThunks", "FilmServiceKey"],
+    "ComingFromReactiveSwift": ["FilmsState", "FilmsThunks", "FilmServiceKey", "ComingFrom"],
+    "ComingFromReactorKit": ["FilmsState", "FilmsThunks", "FilmServiceKey", "ComingFrom"],
 }
 
 documents = ["README.md"] + sorted(

@@ -1,4 +1,4 @@
-// Getting started reaches the films service through this key; Async work shows it.
+// The key of the films service, which Getting started defines in its text.
 enum FilmServiceKey: ThunkEnvironmentKey {
   static let defaultValue: any FilmService = BundledFilmService()
 }
