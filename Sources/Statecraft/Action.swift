@@ -22,8 +22,16 @@ public struct StatecraftInit: Action {
   public init() {}
 }
 
-/// A marker for app state types, kept for code that moves over from ReSwift.
+/// A marker for app state types, kept for code that moves over from ReSwift, which deprecates it
+/// too.
 ///
-/// Statecraft needs no marker: any `Sendable` type can be a store's state. Conforming to
-/// `StateType` only states that requirement.
-public protocol StateType: Sendable {}
+/// Statecraft needs no marker: any `Sendable` type can be a store's state. The protocol requires
+/// nothing, not even `Sendable`: in a target with default main-actor isolation, a state type
+/// that is `Sendable` only through a protocol it conforms to gets an `Equatable` conformance
+/// isolated to the main actor, which the store cannot use (`main actor-isolated conformance of
+/// 'Film' to 'Equatable' cannot be used in nonisolated context`).
+@available(
+  *, deprecated,
+  message: "Conforming your state to StateType is not needed; remove the conformance."
+)
+public protocol StateType {}

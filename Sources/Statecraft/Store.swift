@@ -20,13 +20,6 @@ import Dispatch
 /// > main queue with the newest state, never an older one after a newer one; a dispatch on the
 /// > main queue notifies them before it returns.
 public final class Store<State: Sendable>: Sendable {
-  /// A function that looks at the state and the store and returns an action to dispatch, or
-  /// `nil` to dispatch nothing: the action creator of ReSwift's tutorials.
-  ///
-  /// The store calls it synchronously inside `dispatch(_:)`, so it need not
-  /// be `@Sendable`.
-  public typealias ActionCreator = (_ state: State, _ store: Store) -> (any Action)?
-
   /// The most re-entrant dispatches one outermost dispatch may cause before the store stops
   /// with a message about an endless loop.
   /// - Complexity: O(1).
@@ -273,28 +266,5 @@ public final class Store<State: Sendable>: Sendable {
     // takes the action as `any Action` would be specialized for its dynamic type and box it
     // again (see `StoreCore.dispatch(at:)`).
     _core.dispatch(action)
-  }
-
-  /// Calls an action creator with the current state and dispatches the action it returns.
-  ///
-  /// ```swift
-  /// func fetchFilms() -> Store<AppState>.ActionCreator {
-  ///   { state, store in
-  ///     guard !state.isLoading else { return nil }
-  ///     filmService.load { films in store.dispatch(SetFilms(films: films)) }
-  ///     return SetLoading(true)
-  ///   }
-  /// }
-  ///
-  /// mainStore.dispatch(fetchFilms())
-  /// ```
-  ///
-  /// - Parameter actionCreator: The function to call, synchronously, on the calling thread.
-  /// - Complexity: The action creator, plus ``dispatch(_:)-(Action)``.
-  public func dispatch(_ actionCreator: ActionCreator) {
-    _core._reduction.checkNotReducing(.dispatchActionCreator)
-    if let action = actionCreator(state, self) {
-      dispatch(action)
-    }
   }
 }

@@ -77,6 +77,7 @@ extension StoreStub: StoreType {
   /// A function called with the state after an asynchronously created action was reduced.
   public typealias DispatchCallback = (State) -> Void
   /// The store's action creator.
+  @available(*, deprecated, message: "Use a Thunk: it can await, be cancelled and be tested.")
   public typealias ActionCreator = Store<State>.ActionCreator
   /// The store's asynchronous action creator.
   @available(*, deprecated, message: "Use a Thunk: it can await, be cancelled and be tested.")
@@ -108,6 +109,7 @@ extension StoreStub: StoreType {
   ///
   /// - Parameter actionCreator: The function to call.
   /// - Complexity: The action creator, plus O(1) amortized.
+  @available(*, deprecated, message: "Use a Thunk: it can await, be cancelled and be tested.")
   public func dispatch(_ actionCreator: ActionCreator) {
     store.dispatch(actionCreator)
   }

@@ -4,7 +4,7 @@
 import Dispatch
 import Statecraft
 
-public struct ClientState: StateType, Equatable {
+public struct ClientState: Equatable, Sendable {
   public var films: [String] = []
   public var isLoading = false
 }
@@ -43,12 +43,10 @@ public func loadFilmsInTask() {
   }
 }
 
-public func fetchFilms() -> Store<ClientState>.ActionCreator {
-  { state, store in
-    guard !state.isLoading else { return nil }
-    DispatchQueue.global().async { store.dispatch(SetFilms(films: ["Return of the Jedi"])) }
-    return SetLoading(isLoading: true)
-  }
+public let fetchFilms = Thunk<ClientState> { dispatch, getState in
+  guard getState()?.isLoading == false else { return }
+  dispatch(SetLoading(isLoading: true))
+  DispatchQueue.global().async { dispatch(SetFilms(films: ["Return of the Jedi"])) }
 }
 
 /// Stands in for a `UIViewController`: main-actor isolated, as UIKit's are.
@@ -60,7 +58,7 @@ public final class FilmsViewController: StoreSubscriber {
 
   public func viewDidLoad() {
     mainStore.subscribe(self) { $0.select(\.films) }
-    mainStore.dispatch(fetchFilms())
+    mainStore.dispatch(fetchFilms)
   }
 
   deinit {

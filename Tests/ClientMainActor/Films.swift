@@ -10,7 +10,9 @@ struct Film: Equatable {
   var title: String
 }
 
-struct FilmsState: Equatable {
+// As ReSwift's tutorial writes it: `StateType` (deprecated, as in ReSwift) and members whose
+// types are not marked `Sendable`.
+struct FilmsState: StateType, Equatable {
   var films: [Film] = []
   var isLoading = false
 }

@@ -4,6 +4,15 @@ extension Store: StoreType, _StoreStateReading {
   /// A function called with the state after an asynchronously created action was reduced.
   public typealias DispatchCallback = (State) -> Void
 
+  /// A function that looks at the state and the store and returns an action to dispatch, or
+  /// `nil` to dispatch nothing: the action creator of ReSwift's tutorials, which ReSwift
+  /// deprecates too.
+  ///
+  /// The store calls it synchronously inside `dispatch(_:)`, so it need not be `@Sendable`. Use a
+  /// ``Thunk`` instead.
+  @available(*, deprecated, message: "Use a Thunk: it can await, be cancelled and be tested.")
+  public typealias ActionCreator = (_ state: State, _ store: Store) -> (any Action)?
+
   /// A function that produces an action creator later and passes it to its callback: ReSwift's
   /// asynchronous action creator.
   ///
@@ -12,6 +21,33 @@ extension Store: StoreType, _StoreStateReading {
   public typealias AsyncActionCreator = (
     _ state: State, _ store: Store, _ actionCreatorCallback: @escaping (ActionCreator) -> Void
   ) -> Void
+
+  /// Calls an action creator with the current state and dispatches the action it returns.
+  ///
+  /// ```swift
+  /// func fetchFilms() -> Store<AppState>.ActionCreator {
+  ///   { state, store in
+  ///     guard !state.isLoading else { return nil }
+  ///     filmService.load { films in store.dispatch(SetFilms(films: films)) }
+  ///     return SetLoading(true)
+  ///   }
+  /// }
+  ///
+  /// mainStore.dispatch(fetchFilms())
+  /// ```
+  ///
+  /// Use a ``Thunk`` instead: `Thunk<AppState> { dispatch, getState in … }` has the same shape,
+  /// and can also `await`, be cancelled and be tested with `ExpectThunk`.
+  ///
+  /// - Parameter actionCreator: The function to call, synchronously, on the calling thread.
+  /// - Complexity: The action creator, plus ``dispatch(_:)-(Action)``.
+  @available(*, deprecated, message: "Use a Thunk: it can await, be cancelled and be tested.")
+  public func dispatch(_ actionCreator: ActionCreator) {
+    _core._reduction.checkNotReducing(.dispatchActionCreator)
+    if let action = actionCreator(state, self) {
+      dispatch(action)
+    }
+  }
 
   /// The committed state, for the implicitly unwrapped `state` of ``StoreType``.
   /// - Complexity: O(1), as ``state``.
@@ -114,6 +150,6 @@ extension Store: StoreType, _StoreStateReading {
   }
 }
 
-/// The init action's name in ReSwift.
-@available(*, deprecated, renamed: "StatecraftInit")
+/// The init action's name in ReSwift, for reducers that match it; ``StatecraftInit`` in new
+/// code.
 public typealias ReSwiftInit = StatecraftInit
