@@ -116,3 +116,34 @@ final class ActionLog {
     }
   }
 }
+
+/// A custom subscription operator, written as ReSwift's documentation shows: a subscription
+/// built from a sink, observing the one it extends.
+extension Subscription {
+  func onlyIncreasing(_ value: @escaping (State) -> Int) -> Subscription<State> {
+    return Subscription<State> { sink in
+      self.observer = { oldState, newState in
+        guard let oldState = oldState else { return sink(nil, newState) }
+        if value(newState) > value(oldState) { sink(oldState, newState) }
+      }
+    }
+  }
+}
+
+/// ReSwift's `Coding`, for state that tools turn into dictionaries.
+struct CounterSnapshot: Coding {
+  let counter: Int
+
+  init(counter: Int) {
+    self.counter = counter
+  }
+
+  init?(dictionary: [String: AnyObject]) {
+    guard let counter = dictionary["counter"] as? Int else { return nil }
+    self.counter = counter
+  }
+
+  var dictionaryRepresentation: [String: AnyObject] {
+    return ["counter": counter as AnyObject]
+  }
+}

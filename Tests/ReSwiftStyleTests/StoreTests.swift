@@ -26,6 +26,22 @@ final class ReSwiftStyleStoreTests: XCTestCase {
     XCTAssertEqual(subscriber.receivedStates, [0, 1, 2])
   }
 
+  func testACustomOperatorBuiltFromASinkAndAnObserver() {
+    let store = Store<AppState>(reducer: appReducer, state: AppState())
+    let subscriber = TestSubscriber<AppState>()
+    store.subscribe(subscriber) { $0.onlyIncreasing { $0.counter } }
+    store.dispatch(IncreaseCounter())
+    store.dispatch(SetName(name: "a new state, the same counter"))
+    store.dispatch(IncreaseCounter())
+    XCTAssertEqual(subscriber.receivedStates.map { $0.counter }, [0, 1, 2])
+  }
+
+  func testCodingRoundTripsThroughADictionary() {
+    let snapshot = CounterSnapshot(counter: 3)
+    XCTAssertEqual(CounterSnapshot(dictionary: snapshot.dictionaryRepresentation)?.counter, 3)
+    XCTAssertNil(CounterSnapshot(dictionary: [:]))
+  }
+
   func testWholeStateSubscriberAndNilTransform() {
     let store = Store<AppState>(reducer: appReducer, state: AppState())
     let whole = TestSubscriber<AppState>()

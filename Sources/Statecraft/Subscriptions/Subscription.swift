@@ -59,6 +59,51 @@ public struct Subscription<State> {
     self._selectThenSkipEqual = nil
   }
 
+  /// Creates a subscription from a function that sends it values: ReSwift's way to write a
+  /// custom operator.
+  ///
+  /// `sink` is called once, when the subscription is connected to a subscriber, with the
+  /// function that sends a value on (the value before it, and the new one). With ``observer``,
+  /// an operator reads the values of the subscription it extends:
+  ///
+  /// ```swift
+  /// extension Subscription {
+  ///   func onlyEven() -> Subscription<State> where State == Int {
+  ///     Subscription { sink in
+  ///       self.observer = { old, new in
+  ///         if new.isMultiple(of: 2) { sink(old, new) }
+  ///       }
+  ///     }
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// - Parameter sink: Receives the function that sends values over the new subscription.
+  /// - Complexity: O(1) to build; the function runs once per value sent.
+  @inlinable
+  public init(sink: @escaping (_ sink: @escaping (_ old: State?, _ new: State) -> Void) -> Void) {
+    self.init { downstream in
+      sink { _, new in downstream(new) }
+    }
+  }
+
+  /// The closure called with each value this subscription delivers and the value before it
+  /// (`nil` for the first): setting it connects it, as ReSwift's custom operators do.
+  ///
+  /// Reading it gives `nil`: the subscription keeps no closure of its own, it hands each one set
+  /// to the step before. Set it once, in the `sink` function of ``init(sink:)``.
+  ///
+  /// - Complexity: O(1) to set; the closure runs once per value.
+  @inlinable
+  public var observer: ((_ old: State?, _ new: State) -> Void)? {
+    get { nil }
+    nonmutating set {
+      guard let observer = newValue else { return }
+      let previous = PreviousValue<State>.make()
+      _attach { new in observer(previous.exchange(new), new) }
+    }
+  }
+
   /// Skips a value that `isEqual`, an equality, says equals the previous one.
   @inlinable
   func _skipEqual(_ isEqual: @escaping (State, State) -> Bool) -> Subscription<State> {
