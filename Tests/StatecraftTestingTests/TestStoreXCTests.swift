@@ -5,11 +5,11 @@ import XCTest
 /// The helpers under XCTest: failures go to `XCTFail` at the caller's line when no Swift
 /// Testing test is running.
 ///
-/// `@MainActor` goes on each test method: on the class, Linux test discovery crashes before any
-/// test runs (the Migrating from ReSwift article).
+/// Each test method is `@MainActor` and `async`, as the Migrating from ReSwift article advises: a
+/// synchronous `@MainActor` method stops Linux test discovery.
 final class TestStoreXCTests: XCTestCase {
   @MainActor
-  func testASynchronousMainActorMethodSubscribesAndIsNotifiedBeforeDispatchReturns() {
+  func testAMainActorMethodSubscribesAndIsNotifiedBeforeDispatchReturns() async {
     let store = Store<CounterState>(reducer: counterReducer, state: CounterState())
     let recorder = RecordingSubscriber<Int>()
     store.subscribe(recorder) { $0.select(\.count) }
