@@ -4,7 +4,8 @@ import StatecraftTools
 
 // The films list from the classic ReSwift tutorial, with an async action creator.
 // `swift run films` reads the bundled films after a simulated delay;
-// `swift run films --live` asks the Star Wars API; `--delay-ms N` changes the delay.
+// `swift run films --live` asks the Star Wars API (`--api-url URL` another address);
+// `--delay-ms N` changes the delay.
 // `--search TEXT` shows only the films whose title contains TEXT, `--state-file PATH` keeps
 // the search between runs, and `--record FILE` records the session's actions.
 
@@ -28,7 +29,9 @@ let mainStore = Store<AppState>(
   middleware: [persistence?.middleware(), recorder?.middleware()].compactMap { $0 })
 
 if arguments.contains("--live") {
-  mainStore.thunkEnvironment[FilmServiceKey.self] = StarWarsAPIFilmService()
+  var service = StarWarsAPIFilmService()
+  if let address = value(after: "--api-url") { service.endpoint = URL(string: address) }
+  mainStore.thunkEnvironment[FilmServiceKey.self] = service
 } else if let text = value(after: "--delay-ms"), let milliseconds = Int(text) {
   mainStore.thunkEnvironment[FilmServiceKey.self] = BundledFilmService(
     delay: .milliseconds(milliseconds))
@@ -46,3 +49,4 @@ while !view.hasShownResult {
 }
 recorder?.close()
 await persistence?.flush()
+if mainStore.state.error != nil { exit(1) }

@@ -1,9 +1,18 @@
 import Dispatch
 import Statecraft
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 // Type-ahead search over a bundled list of characters. Each line on standard input is the
 // search field's text after a keystroke: `swift run search`, then type `l`, `lu`, `luk`, each
-// followed by return. A search waits 250 ms (`--debounce-ms N`) and a newer query cancels it.
+// followed by return; q alone quits. A search waits 250 ms (`--debounce-ms N`) and a newer
+// query cancels it.
 
 let mainStore = Store<SearchState>(reducer: searchReducer, state: nil)
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -13,14 +22,22 @@ if let flag = arguments.firstIndex(of: "--debounce-ms"), flag + 1 < arguments.co
   mainStore.thunkEnvironment[DebounceKey.self] = .milliseconds(milliseconds)
 }
 
+print("type a name and return, as if typing in a search field (l, lu, luk); q quits")
+func prompt() {
+  print("> ", terminator: "")
+  fflush(nil)
+}
+
 let view = ResultsView(store: mainStore)
 view.appear()
 
 // Keystrokes arrive on another thread, as they would from a text field's delegate.
 let (searches, input) = AsyncStream.makeStream(of: ThunkTask<Void>.self)
+prompt()
 DispatchQueue.global().async {
-  while let line = readLine() {
+  while let line = readLine(), line != "q" {
     input.yield(mainStore.dispatch(search(line)))
+    prompt()
   }
   input.finish()
 }

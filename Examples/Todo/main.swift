@@ -4,7 +4,7 @@ import StatecraftTools
 import TodoModel
 
 // An interactive todo list in the terminal. Commands: add TITLE, toggle N, delete N,
-// filter all|active|done, undo, quit. The list is saved between runs (`--file PATH`, default
+// filter all|active|done, undo, q. The list is saved between runs (`--file PATH`, default
 // ~/.statecraft-todo.json); undo steps back through the states the session went through.
 // `--record FILE` records the session for `swift run inspect FILE`.
 
@@ -25,6 +25,8 @@ case .success(let saved?): initial = saved
 case .success(nil): break
 case .failure(let error): print("note: \(error)")
 }
+let commands = "commands: add TITLE, toggle N, delete N, filter all|active|done, undo, q quits"
+print("todo list saved in \(file.path)\n\(commands)")
 
 /// `--record FILE` records the session's actions; `swift run inspect FILE` shows them again.
 let recorder: ActionRecorder<TodoState>? = {
@@ -62,8 +64,18 @@ input: while let line = readLine() {
   let argument = words.count > 1 ? words[1] : ""
   switch words.first ?? "" {
   case "add" where !argument.isEmpty: mainStore.dispatch(TodoAction.add(argument))
-  case "toggle": mainStore.dispatch(TodoAction.toggle(Int(argument) ?? 0))
-  case "delete": mainStore.dispatch(TodoAction.delete(Int(argument) ?? 0))
+  case "add": print("add needs a title: add TITLE")
+  case "toggle", "delete":
+    let count = mainStore.state.todos.count
+    guard let number = Int(argument), (1...max(count, 1)).contains(number), count > 0 else {
+      print(
+        count == 0
+          ? "there is no todo to \(words[0]) yet; add one first"
+          : "\(words[0]) needs the number of a todo, from 1 to \(count): \(words[0]) N")
+      break
+    }
+    mainStore.dispatch(
+      words[0] == "toggle" ? TodoAction.toggle(number) : TodoAction.delete(number))
   case "filter":
     if let filter = Filter(rawValue: argument) {
       mainStore.dispatch(TodoAction.setFilter(filter))
@@ -79,9 +91,9 @@ input: while let line = readLine() {
     }
     prompt()
     continue
-  case "quit": break input
+  case "q", "quit": break input
   case "": break
-  default: print("commands: add TITLE, toggle N, delete N, filter all|active|done, undo, quit")
+  default: print("unknown command \"\(line)\"; \(commands)")
   }
   shown = -1
   prompt()

@@ -27,21 +27,21 @@ import Testing
     let output = try runCounter(input: "+\n+\n-\nnope\n0\nq\n")
     #expect(
       output == """
-        + increments, - decrements, 0 resets, q quits
+        commands: + increments, - decrements, 0 resets, q quits
         count: 0
-        count: 1
-        count: 2
-        count: 1
-        unknown command: nope
-        count: 0
-        bye
+        > count: 1
+        > count: 2
+        > count: 1
+        > unknown command "nope"; commands: + increments, - decrements, 0 resets, q quits
+        > count: 0
+        > bye
 
         """)
   }
 
   @Test func counterEndsWhenInputIsClosed() throws {
     let output = try runCounter(input: "+\n")
-    #expect(output.hasSuffix("count: 1\nbye\n"))
+    #expect(output.hasSuffix("count: 1\n> bye\n"))
   }
 
   @Test func aRecordedSessionCanBeInspected() throws {

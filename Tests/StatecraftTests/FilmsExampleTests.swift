@@ -118,6 +118,19 @@ import Testing
       ])
   }
 
+  /// Issue 29: without the network, `--live` says so in a sentence and exits with 1.
+  @Test func anUnreachableAPIGivesASentenceAndAFailingExitStatus() throws {
+    // The discard port on this machine: nothing listens, so the connection is refused at once.
+    let run = try runExampleToEnd(
+      "films", arguments: ["--live", "--api-url", "http://127.0.0.1:9/api/films/"])
+    #expect(run.status == 1)
+    #expect(
+      run.output.hasSuffix(
+        "Could not load the films: 127.0.0.1 could not be reached (the connection was refused); "
+          + "run without --live for the bundled films\n"))
+    #expect(!run.output.contains("NSURLErrorDomain"))
+  }
+
   @Test func theSearchIsRememberedAndTheSessionRecorded() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
       "films-\(UUID().uuidString)")

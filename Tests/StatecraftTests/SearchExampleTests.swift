@@ -55,7 +55,19 @@ import Testing
     // a busy machine. The clock-driven tests above check the timing itself.
     let output = try runExample(
       "search", arguments: ["--debounce-ms", "1000"], input: "l\nlu\nluk\n")
-    #expect(output == "\"luk\": Luke Skywalker\n")
+    let lines = output.components(separatedBy: "\n")
+    #expect(
+      lines.first == "type a name and return, as if typing in a search field (l, lu, luk); q quits")
+    #expect(output.hasSuffix("\"luk\": Luke Skywalker\n"))
+    #expect(output.components(separatedBy: ": ").count == 2, "one list of results: \(output)")
+  }
+
+  /// Issue 29: `q` alone quits, as in the other examples, instead of searching for "q".
+  @Test func qQuits() throws {
+    let output = try runExample(
+      "search", arguments: ["--debounce-ms", "0"], input: "luk\nq\nlei\n")
+    #expect(output.contains("Luke Skywalker"))
+    #expect(!output.contains("Leia"), "read past q: \(output)")
   }
 
 }

@@ -34,8 +34,35 @@ import TodoModel
     #expect(first.hasSuffix("saved\n"))
 
     let second = try runInPseudoTerminal(
-      todo, arguments: ["--file", file.path], typing: ["undo", "quit"])
-    #expect(second.hasPrefix("[x] 1. Buy milk\n(all: 0 of 1 left)\n> "))
+      todo, arguments: ["--file", file.path], typing: ["undo", "q"])
+    #expect(second.hasPrefix("todo list saved in \(file.path)\ncommands: add TITLE"))
+    #expect(second.contains("q quits\n[x] 1. Buy milk\n(all: 0 of 1 left)\n> "))
     #expect(second.contains("nothing to undo"))
+    #expect(second.hasSuffix("saved\n"))
+  }
+
+  /// Issue 29: the commands on start, an error line for each bad command, q quits.
+  @Test func badCommandsSayWhatIsExpectedAndChangeNothing() throws {
+    let todo = builtProducts.appendingPathComponent("todo")
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "todo-\(UUID().uuidString).json")
+    defer { try? FileManager.default.removeItem(at: file) }
+    let session = try runInPseudoTerminal(
+      todo, arguments: ["--file", file.path],
+      typing: ["toggle 1", "add Buy milk", "toggle 9", "delete x", "add", "frobnicate", "q"])
+    let lines = session.components(separatedBy: "\n")
+    #expect(lines[1].hasPrefix("commands: add TITLE, toggle N, delete N"))
+    for message in [
+      "there is no todo to toggle yet; add one first",
+      "toggle needs the number of a todo, from 1 to 1: toggle N",
+      "delete needs the number of a todo, from 1 to 1: delete N",
+      "add needs a title: add TITLE",
+      "unknown command \"frobnicate\"; commands: add TITLE",
+    ] {
+      #expect(session.contains(message), "missing: \(message)")
+    }
+    // Two renders only: the empty list, and after the one good command.
+    #expect(session.components(separatedBy: " left)").count == 3, "a bad command changed the list")
+    #expect(session.hasSuffix("saved\n"))
   }
 }
