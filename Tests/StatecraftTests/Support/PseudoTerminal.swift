@@ -29,6 +29,7 @@ func runInPseudoTerminal(
   let terminal = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
   let process = Process()
   process.executableURL = executable
+  process.environment = exampleEnvironment
   process.arguments = arguments
   process.standardInput = terminal
   process.standardOutput = terminal
