@@ -12,17 +12,27 @@ final class ResultsView: StoreSubscriber {
   }
 
   func appear() {
-    store.subscribe(self) { $0.only(when: { $0.isSearching && !$1.isSearching }) }
+    // The finished search, not the moment searching stops: a search that starts and finishes
+    // between two rounds is never seen searching, and its results must still show.
+    store.subscribe(self) {
+      $0.select { $0.isSearching ? nil : Finished(query: $0.query, results: $0.results) }
+    }
   }
 
   deinit {
     store.unsubscribe(self)
   }
 
-  func newState(state: SearchState) {
-    guard !state.query.isEmpty else { return }
-    shownQueries.append(state.query)
-    let list = state.results.isEmpty ? "no match" : state.results.joined(separator: ", ")
-    write("\"\(state.query)\": \(list)")
+  func newState(state finished: Finished?) {
+    guard let finished, !finished.query.isEmpty else { return }
+    shownQueries.append(finished.query)
+    let list = finished.results.isEmpty ? "no match" : finished.results.joined(separator: ", ")
+    write("\"\(finished.query)\": \(list)")
   }
+}
+
+/// A search that has finished: what the view shows.
+struct Finished: Equatable {
+  let query: String
+  let results: [String]
 }

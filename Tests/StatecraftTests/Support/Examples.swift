@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Testing
 
@@ -16,6 +17,8 @@ func runExample(_ name: String, arguments: [String] = [], input: String = "") th
   process.standardInput = stdin
   process.standardOutput = stdout
   try process.run()
+  let watchdog = terminate(process, after: .seconds(60))
+  defer { watchdog.cancel() }
   stdin.fileHandleForWriting.write(Data(input.utf8))
   try stdin.fileHandleForWriting.close()
   let data = stdout.fileHandleForReading.readDataToEndOfFile()
@@ -43,6 +46,8 @@ func runExampleToEnd(_ name: String, arguments: [String] = []) throws -> Example
   process.standardOutput = stdout
   process.standardError = stderr
   try process.run()
+  let watchdog = terminate(process, after: .seconds(60))
+  defer { watchdog.cancel() }
   let output = stdout.fileHandleForReading.readDataToEndOfFile()
   let errors = stderr.fileHandleForReading.readDataToEndOfFile()
   process.waitUntilExit()
@@ -64,3 +69,11 @@ let exampleEnvironment: [String: String] = {
   environment["ASAN_OPTIONS"] = options + "detect_leaks=0"
   return environment
 }()
+
+/// Ends `process` if it still runs after `limit`, so that an example that hangs fails its test
+/// (with status 15) instead of holding the test run forever.
+func terminate(_ process: Process, after limit: DispatchTimeInterval) -> DispatchWorkItem {
+  let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+  DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: watchdog)
+  return watchdog
+}
