@@ -8,23 +8,9 @@ let builtProducts = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastP
 /// Runs an example executable with `input` on standard input and returns what it printed,
 /// expecting it to exit with status 0.
 func runExample(_ name: String, arguments: [String] = [], input: String = "") throws -> String {
-  let process = Process()
-  process.executableURL = builtProducts.appendingPathComponent(name)
-  process.environment = exampleEnvironment
-  process.arguments = arguments
-  let stdin = Pipe()
-  let stdout = Pipe()
-  process.standardInput = stdin
-  process.standardOutput = stdout
-  try process.run()
-  let watchdog = terminate(process, after: .seconds(60))
-  defer { watchdog.cancel() }
-  stdin.fileHandleForWriting.write(Data(input.utf8))
-  try stdin.fileHandleForWriting.close()
-  let data = stdout.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  #expect(process.terminationStatus == 0, "\(name) exited with \(process.terminationStatus)")
-  return String(decoding: data, as: UTF8.self)
+  let run = try runExampleToEnd(name, arguments: arguments, input: input)
+  #expect(run.status == 0, "\(name) exited with \(run.status): \(run.errors)")
+  return run.output
 }
 
 /// What an example printed on each stream, and its exit status.
@@ -34,26 +20,39 @@ struct ExampleRun {
   let status: Int32
 }
 
-/// Runs an example executable and returns what it printed and how it exited, whatever the status.
-func runExampleToEnd(_ name: String, arguments: [String] = []) throws -> ExampleRun {
+/// Runs an example executable with `input` on standard input and returns what it printed and how
+/// it exited, whatever the status.
+func runExampleToEnd(_ name: String, arguments: [String] = [], input: String = "") throws
+  -> ExampleRun
+{
   let process = Process()
   process.executableURL = builtProducts.appendingPathComponent(name)
   process.environment = exampleEnvironment
   process.arguments = arguments
+  let stdin = Pipe()
   let stdout = Pipe()
   let stderr = Pipe()
-  process.standardInput = FileHandle.nullDevice
+  process.standardInput = stdin
   process.standardOutput = stdout
   process.standardError = stderr
   try process.run()
   let watchdog = terminate(process, after: .seconds(60))
   defer { watchdog.cancel() }
+  stdin.fileHandleForWriting.write(Data(input.utf8))
+  try stdin.fileHandleForWriting.close()
+  // Standard error is read on another thread, so that neither pipe fills while the other waits.
+  let errors = Guarded(Data())
+  let readErrors = DispatchGroup()
+  DispatchQueue.global().async(group: readErrors) {
+    let data = stderr.fileHandleForReading.readDataToEndOfFile()
+    errors.withLock { $0 = data }
+  }
   let output = stdout.fileHandleForReading.readDataToEndOfFile()
-  let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+  readErrors.wait()
   process.waitUntilExit()
   return ExampleRun(
     output: String(decoding: output, as: UTF8.self),
-    errors: String(decoding: errors, as: UTF8.self),
+    errors: String(decoding: errors.withLock { $0 }, as: UTF8.self),
     status: process.terminationStatus)
 }
 
