@@ -25,6 +25,12 @@ import Testing
     #expect(MainActorClient.incrementAndRead() == 1)
   }
 
+  @Test func aComposedAppWithASelectorAndAScopeWithDefaultMainActorIsolation() {
+    let (names, counts) = MainActorComposedChecks.run()
+    #expect(names == ["", "Leia"])
+    #expect(counts == [0], "the rename does not change the posts the selector derives")
+  }
+
   @Test func theFilmsAppsTestsWithDefaultMainActorIsolation() async {
     await MainActorFilmsChecks.reducerThroughTestStore()
     await MainActorFilmsChecks.thunkThroughExpectThunk()
