@@ -165,4 +165,53 @@ import Testing
     }
     #expect(store.state.count == 3)
   }
+
+  /// Issue 29: awaiting a cancelled thunk throws `CancellationError`, and its task says why.
+  @Test func aCancelledThunkSaysWhyItEnded() async {
+    let store = makeStore()
+    // A gate of its own for each thunk: cancelling a task that iterates an AsyncStream ends the
+    // stream for every task that iterates it.
+    let gates = Log<AsyncStream<Void>.Continuation>()
+    let waiting = { (id: ThunkID, policy: ThunkPolicy) in
+      let (gate, open) = AsyncStream.makeStream(of: Void.self)
+      gates.append(open)
+      return Thunk<TestState>(id: id, policy: policy) { context in
+        for await _ in gate { break }
+        try context.checkCancellation()
+      }
+    }
+    let superseded = store.dispatch(waiting("search", .cancelPrevious))
+    let newer = store.dispatch(waiting("search", .cancelPrevious))
+    let running = store.dispatch(waiting("load", .dropWhileRunning))
+    let dropped = store.dispatch(waiting("load", .dropWhileRunning))
+    let byCaller = store.dispatch(waiting("other", .concurrent))
+    byCaller.cancel()
+    let byID = store.dispatch(waiting("named", .concurrent))
+    store.cancelThunks(id: "named")
+    #expect(superseded.cancellationReason == .superseded(by: .cancelPrevious))
+    #expect(dropped.cancellationReason == .dropped(by: .dropWhileRunning))
+    #expect(byCaller.cancellationReason == .cancelledByCaller)
+    #expect(byID.cancellationReason == .cancelledByID("named"))
+    #expect(newer.cancellationReason == nil)
+    #expect(running.cancellationReason == nil)
+    #expect(await wasDropped(superseded))
+    #expect(
+      superseded.cancellationReason?.description
+        == "superseded by a newer run with the same id (cancelPrevious)")
+    for open in gates.elements { open.finish() }
+    for task in [newer, running] { try? await task.value }
+  }
+
+  @Test func aThunkOfAReleasedStoreSaysSo() async {
+    var store: Store<TestState>? = makeStore()
+    let (gate, open) = AsyncStream.makeStream(of: Void.self)
+    let task = store?.dispatch(
+      Thunk<TestState> { _ in
+        for await _ in gate { break }
+      })
+    store = nil
+    #expect(task?.cancellationReason == .storeReleased)
+    open.finish()
+    _ = try? await task?.value
+  }
 }

@@ -17,6 +17,8 @@ struct ThunkRun: @unchecked Sendable {
   /// finished run holds no task, closure, parent or child.
   struct Links {
     var isCancelled = false
+    /// Why the run was cancelled, set by the first cancellation.
+    var cancellationReason: ThunkCancellationReason?
     var cancelTask: (@Sendable () -> Void)?
     /// Dispatches the run's `cancelled` lifecycle action, for an `AsyncThunk`.
     var announceCancellation: (@Sendable () -> Void)?
@@ -69,6 +71,10 @@ struct ThunkRun: @unchecked Sendable {
     withLinks { $0.isCancelled }
   }
 
+  var cancellationReason: ThunkCancellationReason? {
+    withLinks { $0.cancellationReason }
+  }
+
   /// Marks the run cancelled, cancels its task and its children.
   ///
   /// Idempotent.
@@ -76,14 +82,18 @@ struct ThunkRun: @unchecked Sendable {
   /// An `AsyncThunk`'s `cancelled` action is dispatched here, on the cancelling thread, before
   /// this returns: a run superseded by a new one with the same id is always announced cancelled
   /// before the new one's `pending`.
-  func cancel() {
-    let taken = withLinks { links in
+  func cancel(_ reason: ThunkCancellationReason) {
+    let taken = withLinks {
+      links -> (
+        cancelTask: (@Sendable () -> Void)?, announce: (@Sendable () -> Void)?, children: [ThunkRun]
+      )? in
       defer { links.isCancelled = true }
-      return links.isCancelled
-        ? nil : (links.cancelTask, links.announceCancellation, Array(links.children.values))
+      if links.isCancelled { return nil }
+      links.cancellationReason = reason
+      return (links.cancelTask, links.announceCancellation, Array(links.children.values))
     }
     guard let (cancelTask, announce, children) = taken else { return }
-    for child in children { child.cancel() }
+    for child in children { child.cancel(.parentCancelled) }
     if let announce, claimEnd() { announce() }
     cancelTask?()
   }
@@ -159,7 +169,7 @@ struct ThunkRun: @unchecked Sendable {
     if hasFinished {
       removeChild(child.serial)
     } else if isCancelled {
-      child.cancel()
+      child.cancel(.parentCancelled)
     }
   }
 
@@ -206,7 +216,7 @@ final class ThunkRunner: Sendable {
 
   /// Cancels every running thunk; called when the store is released.
   func cancelAll() {
-    for run in runs.withLock({ Array($0.running.values) }) { run.cancel() }
+    for run in runs.withLock({ Array($0.running.values) }) { run.cancel(.storeReleased) }
   }
 
   var environment: ThunkEnvironment {
@@ -253,9 +263,9 @@ final class ThunkRunner: Sendable {
       if !result.isDropped { runs.running[run.serial] = run }
       return result
     }
-    for old in superseded { old.cancel() }
+    for old in superseded { old.cancel(.superseded(by: policy)) }
     if isDropped {
-      run.cancel()
+      run.cancel(.dropped(by: policy))
       return Admission(run: run, wait: nil, isDropped: true)
     }
     switch policy {
@@ -276,7 +286,7 @@ final class ThunkRunner: Sendable {
 
   func cancel(id: ThunkID) {
     let matching = runs.withLock { $0.running.values.filter { $0.id == id } }
-    for run in matching { run.cancel() }
+    for run in matching { run.cancel(.cancelledByID(id)) }
   }
 
   func report(_ error: any Error) {
