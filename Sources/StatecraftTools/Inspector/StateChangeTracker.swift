@@ -6,7 +6,8 @@ import Statecraft
 /// Each place in the tree keeps the value it was encoded from; the next state's value at that
 /// place is compared with it first (when its type is `Equatable`), and an equal value is neither
 /// encoded again nor diffed. So the work for one state is the size of the parts that changed,
-/// plus one comparison for each element of a collection that changed. The JSON is the shape
+/// plus one comparison for each element of a collection that changed. It trusts `==`: a type
+/// whose `==` ignores some of its stored properties hides their changes. The JSON is the shape
 /// `JSONEncoder` writes (`Data` as Base64, `URL` as its string, `Decimal` as a number), except
 /// that a whole-valued floating-point number is written as an integer.
 package struct StateChangeTracker<State: Encodable> {
