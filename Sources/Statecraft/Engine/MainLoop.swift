@@ -399,10 +399,9 @@ final class MainLoop<State: Sendable> {
 /// without waiting for time to pass. `MainLoop` owns the time before which the next round may
 /// start.
 ///
-/// Without pacing, a burst from other threads with the main queue free ran a round every 6-11 µs,
-/// and each cost a dispatching thread a wake-up of the main queue and the round a turn at the
-/// state lock: 4 threads dispatching to a store with one subscriber ran at about 0.6× a bare
-/// mutex around the same reducer (Benchmarks/README.md, n).
+/// Without pacing, a burst from other threads with the main queue free would run rounds back to
+/// back, each costing a dispatching thread a wake-up of the main queue and the round a turn at
+/// the state lock (Benchmarks/README.md, workload n, has the figures).
 @usableFromInline
 struct RoundPacing: Sendable {
   /// The shortest time between the starts of two scheduled rounds, in nanoseconds.
