@@ -119,13 +119,11 @@ public final class Store<State: Sendable>: Sendable {
     // Not disfavored: Swift picks this overload only for a main-actor function, where it is the
     // exact match, and the other one for a nonisolated function or a closure literal (checked in
     // Tests/Client and Tests/ClientMainActor). The store calls it only on the main queue (C17),
-    // so dropping the isolation from the type does not change where it runs.
+    // which `assumeIsolated` checks.
     let (state, middleware) = MainQueue.syncOnMainActor { (state(), middleware()) }
-    let onMain = unsafeBitCast(reducer, to: (@Sendable (any Action, State?) -> State).self)
     self.init(
       reduce: .returning { action, state in
-        MainQueue.assertCurrent()
-        return onMain(action, state)
+        MainActor.assumeIsolated { reducer(action, state) }
       },
       state: state,
       middleware: middleware,
@@ -170,16 +168,13 @@ public final class Store<State: Sendable>: Sendable {
     // isolation, `AppState()`, a global `let appReducer = combineReducers(...)` and a global
     // persistence's middleware are main-actor isolated, and `mainStore` is not. The
     // autoclosures also tell this overload apart from the nonisolated one, whose reducer type
-    // differs only in isolation, which Swift does not count in a signature. As above, the store
-    // calls the reducer only on the main queue.
+    // differs only in isolation, which Swift does not count in a signature.
     let (reducer, state, middleware) = MainQueue.syncOnMainActor {
       (reducer(), state(), middleware())
     }
-    let onMain = unsafeBitCast(reducer, to: InPlaceReducer<State>.self)
     self.init(
       reduce: .inPlace { state, action in
-        MainQueue.assertCurrent()
-        onMain(&state, action)
+        MainActor.assumeIsolated { reducer(&state, action) }
       },
       state: state,
       middleware: middleware,

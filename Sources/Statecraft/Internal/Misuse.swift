@@ -83,18 +83,10 @@ enum Misuse {
     )
   }
 
-  /// Stops if `action` is a thunk of the store's state that reached the reducer.
-  ///
-  /// Such a thunk was dispatched as `any Action` to a store without the thunk middleware, and
-  /// would otherwise be lost. A thunk of another state passes, as in ReSwift, where the reducer
-  /// ignores it.
-  ///
-  /// Debug builds only: the check costs a dynamic cast per action.
+  /// A thunk of the store's state reached the reducer: it was dispatched as `any Action` to a
+  /// store without the thunk middleware, and would otherwise be lost.
   @usableFromInline
-  static func checkReducible<State>(_ action: any Action, in store: State.Type) {
-    guard let startable = action as? any StartedByTheStore,
-      type(of: startable).stateType == State.self
-    else { return }
+  static func thunkReachedReducer(_ action: any Action) -> Never {
     fatalError(
       """
       Statecraft: the thunk \(describe(action)) reached the reducer. It was dispatched as \
@@ -136,13 +128,4 @@ enum Misuse {
   private static func describe(_ type: (any Action.Type)?) -> String {
     type.map { String(describing: $0) } ?? "an action"
   }
-}
-
-/// An action the store starts instead of reducing: a thunk.
-///
-/// The engine knows only this marker; the thunk layer conforms its types to it.
-@usableFromInline
-protocol StartedByTheStore: Action {
-  /// The state of the stores that start it.
-  static var stateType: Any.Type { get }
 }

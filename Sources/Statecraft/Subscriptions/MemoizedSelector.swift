@@ -26,8 +26,9 @@ public final class MemoizedSelector<State, Output: Sendable>: Sendable {
   @usableFromInline let evaluate: @Sendable (State) -> Computed<Output>
   private let counter: Locked<Int>
   /// The value computed for the last delivery pass, and that pass; touched only on the main
-  /// queue, by subscription steps.
-  @usableFromInline let _inPass = Slot<(pass: UInt64, computed: Computed<Output>)?>(nil)
+  /// queue, by subscription steps, one at a time.
+  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var _inPass:
+    (pass: UInt64, computed: Computed<Output>)?
 
   init(
     _ evaluate: @escaping @Sendable (State, _ recomputed: @Sendable () -> Int) -> Computed<Output>
@@ -64,9 +65,9 @@ public final class MemoizedSelector<State, Output: Sendable>: Sendable {
   @inlinable
   func _computedInPass(_ state: State) -> Computed<Output> {
     let pass = DeliveryPass.current
-    if let cached = _inPass._pointer.pointee, cached.pass == pass { return cached.computed }
+    if let cached = _inPass, cached.pass == pass { return cached.computed }
     let computed = evaluate(state)
-    _inPass._pointer.pointee = (pass, computed)
+    _inPass = (pass, computed)
     return computed
   }
 

@@ -166,3 +166,266 @@ extension Thunk {
     "Thunk<\(State.self)>" + (id.map { " with id \($0)" } ?? "")
   }
 }
+
+/// What a thunk's body works with: dispatching, the state, its environment and its cancellation.
+///
+/// ```swift
+/// Thunk<AppState> { context in
+///   guard context.state?.isLoading == false else { return }
+///   context.dispatch(SetLoading(true))
+///   let films = try await context.environment[FilmServiceKey.self].films()
+///   try context.checkCancellation()
+///   context.dispatch(SetFilms(films))
+/// }
+/// ```
+public struct ThunkContext<State: Sendable>: Sendable {
+  let run: ThunkRun
+  let runner: ThunkRunner
+  /// Weak: a running thunk does not keep a released store alive; it is cancelled instead (C12).
+  weak var core: StoreCore<State>?
+  /// Outside a store: the functions the thunk middleware was handed in a chain built by hand.
+  let handed: (dispatch: DispatchFunction, getState: GetState<State>)?
+
+  init(run: ThunkRun, runner: ThunkRunner, target: ThunkTarget<State>) {
+    self.run = run
+    self.runner = runner
+    // Built once per run: as a computed property it was a closure allocated on every call of
+    // `context.dispatch(action)`.
+    switch target {
+    case .store(let core):
+      self.core = core
+      handed = nil
+      dispatch = { [weak core] action in
+        guard !run.isCancelled, let core else { return }
+        runner.dispatch(action, on: core, parent: run)
+      }
+    case .handed(let dispatch, let getState):
+      core = nil
+      handed = (dispatch, getState)
+      self.dispatch = { action in
+        guard !run.isCancelled else { return }
+        dispatch(action)
+      }
+    }
+  }
+
+  /// Sends an action to the store, unless the thunk has been cancelled.
+  ///
+  /// A thunk dispatched here runs as a child of this one: awaiting this thunk's ``ThunkTask``
+  /// also waits for it, and cancelling this thunk cancels it.
+  /// - Complexity: O(1) to get; each call is a ``Store/dispatch(_:)-(Action)``.
+  public let dispatch: DispatchFunction
+
+  /// Reads the committed state; `nil` once the store is gone.
+  /// - Complexity: O(1) to get; each call reads ``Store/state``.
+  public var getState: GetState<State> {
+    if let handed { return handed.getState }
+    return { [weak core] in core?.stateFromGenericCode }
+  }
+
+  /// The committed state; `nil` once the store is gone.
+  /// - Complexity: O(1): reads ``Store/state``.
+  public var state: State? {
+    if let handed { return handed.getState() }
+    return core?.stateFromGenericCode
+  }
+
+  /// The values the store provides to thunks, such as services; see ``ThunkEnvironment``.
+  /// - Complexity: O(1).
+  public var environment: ThunkEnvironment {
+    runner.environment
+  }
+
+  /// Whether the thunk has been cancelled.
+  ///
+  /// Actions it dispatches from now on are dropped.
+  /// - Complexity: O(1).
+  public var isCancelled: Bool {
+    run.isCancelled
+  }
+
+  /// Throws `CancellationError` if the thunk has been cancelled.
+  ///
+  /// - Throws: `CancellationError`.
+  /// - Complexity: O(1).
+  public func checkCancellation() throws {
+    if run.isCancelled { throw CancellationError() }
+  }
+}
+
+/// A running thunk: await its value, or cancel it.
+///
+/// Returned by ``Store/dispatch(_:)-(Thunk<State>)`` and
+/// ``Store/dispatch(_:)-(AsyncThunk<State,Value>)``. Discarding it does not cancel the thunk.
+///
+/// ```swift
+/// let task = mainStore.dispatch(search(for: "hope"))
+/// task.cancel()                   // or:
+/// let films = try await task.value
+/// ```
+public struct ThunkTask<Value: Sendable>: Sendable {
+  let task: Task<Value, any Error>
+  let run: ThunkRun
+
+  /// The thunk's result, once it and the thunks it dispatched have finished.
+  ///
+  /// A thunk dropped by its policy (``ThunkPolicy/dropWhileRunning``,
+  /// ``ThunkPolicy/throttle(_:)``), an ``AsyncThunk`` that was cancelled, and a ``Thunk`` whose
+  /// body stopped at a cancellation check (``ThunkContext/checkCancellation()``, `Task.sleep`)
+  /// throw `CancellationError` here, as Swift's own cancellation does, so that
+  /// `catch is CancellationError` handles all of them; a cancelled ``Thunk`` whose body returns
+  /// anyway returns normally. Whenever the thunk was cancelled or dropped, whether by the caller,
+  /// by id, or superseded by a newer run with the same id (``ThunkPolicy/cancelPrevious``,
+  /// ``ThunkPolicy/debounce(_:)``), ``cancellationReason`` says which happened:
+  ///
+  /// ```swift
+  /// do {
+  ///   films = try await task.value
+  /// } catch is CancellationError {
+  ///   print("not loaded:", task.cancellationReason.map { "\($0)" } ?? "cancelled")
+  /// }
+  /// ```
+  ///
+  /// - Throws: The error the thunk threw, or `CancellationError` if it was dropped, or cancelled
+  ///   and stopped.
+  /// - Complexity: Waits for the thunk and the thunks it dispatched.
+  public var value: Value {
+    get async throws {
+      // Cancelling the task that waits does not cancel the thunk: other code may wait too.
+      try await task.value
+    }
+  }
+
+  /// Cancels the thunk and the thunks it dispatched.
+  ///
+  /// Actions they dispatch from now on are dropped; the thunk's own `Task` is cancelled so its
+  /// `await`s can stop early.
+  /// - Complexity: O(c) for the c thunks it dispatched.
+  public func cancel() {
+    run.cancel(.cancelledByCaller)
+  }
+
+  /// Why the thunk was cancelled or dropped, or `nil` if it was not.
+  ///
+  /// Set at the moment of cancellation, before the cancelling call returns.
+  /// - Complexity: O(1).
+  public var cancellationReason: ThunkCancellationReason? {
+    run.cancellationReason
+  }
+
+  /// Whether the thunk has been cancelled.
+  /// - Complexity: O(1).
+  public var isCancelled: Bool {
+    run.isCancelled
+  }
+}
+
+/// Why a thunk was cancelled or dropped: what ``ThunkTask/cancellationReason`` says after its
+/// ``ThunkTask/value`` threw `CancellationError`.
+public enum ThunkCancellationReason: Sendable, Equatable, CustomStringConvertible {
+  /// ``ThunkTask/cancel()`` was called.
+  case cancelledByCaller
+  /// ``Store/cancelThunks(id:)`` was called with the thunk's id.
+  case cancelledByID(ThunkID)
+  /// A newer run with the same id superseded it, under this policy (``ThunkPolicy/cancelPrevious``
+  /// or ``ThunkPolicy/debounce(_:)``).
+  case superseded(by: ThunkPolicy)
+  /// Its policy dropped it before it ran (``ThunkPolicy/dropWhileRunning`` or
+  /// ``ThunkPolicy/throttle(_:)``).
+  case dropped(by: ThunkPolicy)
+  /// The thunk that dispatched it was cancelled.
+  case parentCancelled
+  /// The store that ran it was released.
+  case storeReleased
+
+  /// A sentence fragment that says why: "superseded by a newer run (cancelPrevious)".
+  /// - Complexity: O(1).
+  public var description: String {
+    switch self {
+    case .cancelledByCaller: "cancelled by its task's cancel()"
+    case .cancelledByID(let id): "cancelled by cancelThunks(id: \(id))"
+    case .superseded(let policy): "superseded by a newer run with the same id (\(policy))"
+    case .dropped(let policy): "dropped by its policy (\(policy)) before it ran"
+    case .parentCancelled: "cancelled with the thunk that dispatched it"
+    case .storeReleased: "cancelled because its store was released"
+    }
+  }
+}
+
+extension Store {
+  /// Runs a thunk and returns its task.
+  ///
+  /// The store runs thunks itself: no middleware is needed. A thunk whose body does not
+  /// `await` runs before this returns, as in ReSwift-Thunk; an `async` body runs in a new task,
+  /// which starts on the calling thread when that is not the main queue (see ``Thunk``).
+  ///
+  /// ```swift
+  /// mainStore.dispatch(fetchFilms)                 // fire and forget
+  /// try await mainStore.dispatch(fetchFilms).value // or wait for it and what it dispatched
+  /// ```
+  ///
+  /// > Important: A thunk passed as `any Action` (for example in an array of actions) goes
+  /// > through the middleware like any action: install ``createThunkMiddleware()`` to run such
+  /// > thunks. In debug builds, a thunk that reaches the reducer stops the program with a
+  /// > message that says so.
+  ///
+  /// - Parameter thunk: The thunk to run.
+  /// - Returns: The running thunk: await its value, or cancel it.
+  /// - Complexity: O(1) plus the body when it does not `await`; an `async` body runs in a new
+  ///   task.
+  @discardableResult
+  public func dispatch(_ thunk: Thunk<State>) -> ThunkTask<Void> {
+    _thunks.run(thunk, on: .store(_core), parent: nil)
+  }
+
+  /// Runs a thunk that produces a value, dispatching its lifecycle actions, and returns its
+  /// task.
+  ///
+  /// ```swift
+  /// let user = try await mainStore.dispatch(loadUser(id: 7)).value
+  /// ```
+  ///
+  /// - Parameter thunk: The thunk to run.
+  /// - Returns: The running thunk: await its value, or cancel it.
+  /// - Complexity: O(1) plus one dispatch of the `pending` action; the body runs in a new task.
+  @discardableResult
+  public func dispatch<Value>(_ thunk: AsyncThunk<State, Value>) -> ThunkTask<Value> {
+    _thunks.run(thunk, on: .store(_core), parent: nil)
+  }
+
+  /// Cancels every running thunk with the identifier `id`.
+  ///
+  /// Actions those thunks dispatch from now on are dropped. The `cancelled` lifecycle action of
+  /// each ``AsyncThunk`` among them is dispatched before this returns.
+  ///
+  /// - Parameter id: The identifier the thunks were created with.
+  /// - Complexity: O(r) for r running thunks.
+  public func cancelThunks(id: ThunkID) {
+    _core._reduction.checkNotReducing(.method("cancelThunks(id: \(id))"))
+    _thunks.cancel(id: id)
+  }
+
+  /// The values thunks read through ``ThunkContext/environment``, such as services.
+  ///
+  /// Set it at app start, and replace values in tests:
+  ///
+  /// ```swift
+  /// mainStore.thunkEnvironment[FilmServiceKey.self] = StubFilmService()
+  /// ```
+  /// - Complexity: O(1): a lock and a copy of the environment's dictionary (a reference count).
+  public var thunkEnvironment: ThunkEnvironment {
+    get { _thunks.environment }
+    set { _thunks.environmentStorage.withLock { $0 = newValue } }
+  }
+
+  /// Receives the errors thunks throw, other than cancellation.
+  ///
+  /// An error never escapes a thunk: it is thrown from ``ThunkTask/value``, an ``AsyncThunk``
+  /// dispatches it in its `rejected` lifecycle action, and it is passed here. The default
+  /// prints it in debug builds; set `nil` to ignore errors.
+  /// - Complexity: O(1).
+  public var thunkErrorHandler: (@Sendable (any Error) -> Void)? {
+    get { _thunks.errorHandler.withLock { $0 } }
+    set { _thunks.errorHandler.withLock { $0 = newValue } }
+  }
+}

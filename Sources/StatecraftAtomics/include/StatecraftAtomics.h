@@ -46,7 +46,7 @@ SC_FETCH_ADD(acq_rel, __ATOMIC_ACQ_REL)
 SC_FETCH_ADD(seq_cst, __ATOMIC_SEQ_CST)
 
 // The number of the delivery pass in progress and of the next one (`DeliveryPass` in
-// MainLoop.swift). Touched only on the main queue, so plain variables.
+// Engine/Delivery.swift). Touched only on the main queue, so plain variables.
 extern uint64_t sc_delivery_pass_next_value;
 extern uint64_t sc_delivery_pass_current_value;
 

@@ -1,0 +1,415 @@
+import Dispatch
+import StatecraftAtomics
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Android)
+  import Android
+#endif
+
+/// The platform's mutex: `os_unfair_lock` on Apple platforms, `pthread_mutex_t` elsewhere.
+///
+/// The store uses this rather than `Synchronization.Mutex` because on Linux `Mutex` locks with
+/// futexes from uninstrumented code, so ThreadSanitizer cannot see its ordering and reports
+/// every access it guards as a race. The platform mutex is intercepted by ThreadSanitizer.
+@usableFromInline
+final class Lock: @unchecked Sendable {
+  // @unchecked Sendable: the pointer is set once in init and the _mutex it points to is made to
+  // be shared between threads.
+  #if canImport(Darwin)
+    @usableFromInline typealias Primitive = os_unfair_lock
+  #else
+    @usableFromInline typealias Primitive = pthread_mutex_t
+  #endif
+
+  @usableFromInline let _mutex = UnsafeMutablePointer<Primitive>.allocate(capacity: 1)
+
+  @usableFromInline
+  init() {
+    Self.initialize(_mutex)
+  }
+
+  deinit {
+    Self.destroy(_mutex)
+    _mutex.deallocate()
+  }
+
+  @inlinable
+  func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+    Self.lock(_mutex)
+    defer { Self.unlock(_mutex) }
+    return try body()
+  }
+
+  @usableFromInline
+  static func initialize(_ mutex: UnsafeMutablePointer<Primitive>) {
+    #if canImport(Darwin)
+      mutex.initialize(to: os_unfair_lock())
+    #else
+      mutex.initialize(to: pthread_mutex_t())
+      pthread_mutex_init(mutex, nil)
+    #endif
+  }
+
+  @usableFromInline
+  static func destroy(_ mutex: UnsafeMutablePointer<Primitive>) {
+    #if !canImport(Darwin)
+      pthread_mutex_destroy(mutex)
+    #endif
+    mutex.deinitialize(count: 1)
+  }
+
+  // Sleeps at once when the mutex is held, as both platform mutexes do. A spinning waiter takes
+  // the lock at each release, so the lock and the state move between cores on every dispatch;
+  // a sleeping waiter lets the holder run on (Benchmarks/README.md, workload n).
+  @inlinable
+  static func lock(_ mutex: UnsafeMutablePointer<Primitive>) {
+    #if canImport(Darwin)
+      os_unfair_lock_lock(mutex)
+    #else
+      pthread_mutex_lock(mutex)
+    #endif
+  }
+
+  @inlinable
+  static func unlock(_ mutex: UnsafeMutablePointer<Primitive>) {
+    #if canImport(Darwin)
+      os_unfair_lock_unlock(mutex)
+    #else
+      pthread_mutex_unlock(mutex)
+    #endif
+  }
+}
+
+/// A value that is only read and written while holding its own lock.
+///
+/// The value and the platform mutex share one heap object (a `ManagedBuffer`): a `Locked` costs
+/// one allocation, where a class holding a ``Lock`` and a pointer to the value cost four (the
+/// object, the lock, the mutex, the value), which a thunk run paid for its links on every run.
+/// The value is reached through a pointer: as a stored `var` of a class, every `withLock` would
+/// also pay for a run-time exclusivity check, which the lock makes redundant.
+@usableFromInline
+struct Locked<Value> {
+  @usableFromInline let _buffer: ManagedBuffer<Value, Lock.Primitive>
+
+  @inlinable
+  init(_ value: Value) {
+    _buffer = _LockedBuffer<Value>.create(minimumCapacity: 1) { buffer in
+      buffer.withUnsafeMutablePointerToElements { Lock.initialize($0) }
+      return value
+    }
+  }
+
+  @inlinable
+  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    try _buffer.withUnsafeMutablePointers { value, mutex in
+      Lock.lock(mutex)
+      defer { Lock.unlock(mutex) }
+      return try body(&value.pointee)
+    }
+  }
+}
+
+/// The storage of a ``Locked``: its value as the header, the mutex as the one element.
+@usableFromInline
+final class _LockedBuffer<Value>: ManagedBuffer<Value, Lock.Primitive> {
+  deinit {
+    withUnsafeMutablePointerToElements { Lock.destroy($0) }
+  }
+}
+
+// Only for `Sendable` values, which the lock then hands from thread to thread. @unchecked: the
+// value is touched only inside `withLock`, which holds the mutex beside it.
+extension Locked: @unchecked Sendable where Value: Sendable {}
+
+/// The memory ordering of an atomic operation, named as in `Synchronization`.
+@usableFromInline
+package enum AtomicOrdering {
+  case relaxed
+  case acquiring
+  case releasing
+  case acquiringAndReleasing
+  case sequentiallyConsistent
+}
+
+/// A value that fits in an atomic 64-bit word.
+@usableFromInline
+package protocol AtomicWordRepresentable {
+  init(atomicWord: UInt64)
+  var atomicWord: UInt64 { get }
+}
+
+/// An atomic value in its own object and its own cache line, usable on every system Statecraft
+/// supports.
+///
+/// `Synchronization.Atomic` needs macOS 15 and iOS 18. The operations are compiler builtins in
+/// the `StatecraftAtomics` C module, which ThreadSanitizer instruments; the word is reached only
+/// through its address, so Swift's exclusivity checks never see it. The methods mirror
+/// `Atomic`'s; each call's ordering is a literal, so the switch folds away once inlined. The one
+/// cost against `Atomic` is the load of the cell's reference.
+///
+/// The word sits between two pads of a cache line less a word each (`_Pad`), so that the line
+/// it is in holds nothing else, whatever the allocator puts beside the object: the flags every
+/// dispatch reads would otherwise share a line with the state lock's buffer, which every commit
+/// writes (Benchmarks/README.md, workloads n and g, for what it gains and costs).
+@usableFromInline
+package final class AtomicCell<Value: AtomicWordRepresentable>: @unchecked Sendable {
+  // @unchecked Sendable: the word is only read and written by the atomic operations below.
+  // Laid out in this order: the word's address is the stored properties' plus one pad.
+  @usableFromInline var _before: _Pad = _padding
+  @usableFromInline var _word: UInt64
+  @usableFromInline var _after: _Pad = _padding
+
+  @inlinable
+  package init(_ value: Value) {
+    _word = value.atomicWord
+  }
+
+  @inlinable
+  var _atomic: AtomicWord<Value> {
+    AtomicWord(
+      (_getUnsafePointerToStoredProperties(self) + MemoryLayout<_Pad>.size)
+        .assumingMemoryBound(to: UInt64.self))
+  }
+
+  @inlinable
+  package func load(ordering: AtomicOrdering) -> Value {
+    _atomic.load(ordering: ordering)
+  }
+
+  @inlinable
+  package func store(_ value: Value, ordering: AtomicOrdering) {
+    _atomic.store(value, ordering: ordering)
+  }
+
+  @inlinable
+  package func exchange(_ value: Value, ordering: AtomicOrdering) -> Value {
+    _atomic.exchange(value, ordering: ordering)
+  }
+}
+
+extension AtomicCell where Value: FixedWidthInteger {
+  @inlinable
+  @discardableResult
+  package func add(_ delta: Value, ordering: AtomicOrdering) -> (oldValue: Value, newValue: Value) {
+    _atomic.add(delta, ordering: ordering)
+  }
+
+  @inlinable
+  @discardableResult
+  package func subtract(_ delta: Value, ordering: AtomicOrdering) -> (
+    oldValue: Value, newValue: Value
+  ) {
+    _atomic.add(0 &- delta, ordering: ordering)
+  }
+}
+
+// A cache line less one word: 128-byte lines on 64-bit ARM (Apple silicon), 64 elsewhere. With
+// an object starting on a 16-byte boundary after its 16-byte header, a word after one pad and
+// before another has its line to itself.
+#if arch(arm64) || arch(arm64_32)
+  @usableFromInline
+  typealias _Pad = (
+    UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+    UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64
+  )
+  @usableFromInline let _padding: _Pad = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+#else
+  @usableFromInline
+  typealias _Pad = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+  @usableFromInline let _padding: _Pad = (0, 0, 0, 0, 0, 0, 0)
+#endif
+
+/// The atomic operations on one 64-bit word, reached by its address.
+///
+/// ``AtomicCell`` keeps one word in its own object; an object that needs several atomic fields
+/// keeps them in one stored tuple and hands out an `AtomicWord` for each (as
+/// `SubscriptionStatus` does), which saves an allocation per field. The object that holds the
+/// word must outlive every use of its `AtomicWord`.
+@usableFromInline
+package struct AtomicWord<Value: AtomicWordRepresentable> {
+  @usableFromInline let _address: UnsafeMutablePointer<UInt64>
+
+  @inlinable
+  package init(_ address: UnsafeMutablePointer<UInt64>) {
+    _address = address
+  }
+
+  @inlinable
+  package func load(ordering: AtomicOrdering) -> Value {
+    let word =
+      switch ordering {
+      case .relaxed: sc_load_relaxed(_address)
+      case .acquiring, .acquiringAndReleasing: sc_load_acquire(_address)
+      case .releasing, .sequentiallyConsistent: sc_load_seq_cst(_address)
+      }
+    return Value(atomicWord: word)
+  }
+
+  @inlinable
+  package func store(_ value: Value, ordering: AtomicOrdering) {
+    switch ordering {
+    case .relaxed: sc_store_relaxed(_address, value.atomicWord)
+    case .releasing, .acquiringAndReleasing: sc_store_release(_address, value.atomicWord)
+    case .acquiring, .sequentiallyConsistent: sc_store_seq_cst(_address, value.atomicWord)
+    }
+  }
+
+  @inlinable
+  package func exchange(_ value: Value, ordering: AtomicOrdering) -> Value {
+    let old =
+      switch ordering {
+      case .relaxed: sc_exchange_relaxed(_address, value.atomicWord)
+      case .acquiring: sc_exchange_acquire(_address, value.atomicWord)
+      case .releasing: sc_exchange_release(_address, value.atomicWord)
+      case .acquiringAndReleasing: sc_exchange_acq_rel(_address, value.atomicWord)
+      case .sequentiallyConsistent: sc_exchange_seq_cst(_address, value.atomicWord)
+      }
+    return Value(atomicWord: old)
+  }
+}
+
+extension AtomicWord where Value: FixedWidthInteger {
+  @inlinable
+  @discardableResult
+  package func add(_ delta: Value, ordering: AtomicOrdering) -> (oldValue: Value, newValue: Value) {
+    let word = delta.atomicWord
+    let old =
+      switch ordering {
+      case .relaxed: sc_fetch_add_relaxed(_address, word)
+      case .acquiring: sc_fetch_add_acquire(_address, word)
+      case .releasing: sc_fetch_add_release(_address, word)
+      case .acquiringAndReleasing: sc_fetch_add_acq_rel(_address, word)
+      case .sequentiallyConsistent: sc_fetch_add_seq_cst(_address, word)
+      }
+    let oldValue = Value(atomicWord: old)
+    return (oldValue, oldValue &+ delta)
+  }
+}
+
+extension Bool: AtomicWordRepresentable {
+  @inlinable package init(atomicWord: UInt64) { self = atomicWord != 0 }
+  @inlinable package var atomicWord: UInt64 { self ? 1 : 0 }
+}
+
+extension Int: AtomicWordRepresentable {
+  @inlinable package init(atomicWord: UInt64) { self = Int(truncatingIfNeeded: atomicWord) }
+  @inlinable package var atomicWord: UInt64 { UInt64(truncatingIfNeeded: self) }
+}
+
+extension UInt: AtomicWordRepresentable {
+  @inlinable package init(atomicWord: UInt64) { self = UInt(truncatingIfNeeded: atomicWord) }
+  @inlinable package var atomicWord: UInt64 { UInt64(truncatingIfNeeded: self) }
+}
+
+extension UInt64: AtomicWordRepresentable {
+  @inlinable package init(atomicWord: UInt64) { self = atomicWord }
+  @inlinable package var atomicWord: UInt64 { self }
+}
+
+/// A first-in, first-out queue that allocates nothing in a steady flow of pushes and pops.
+///
+/// It keeps its storage when it empties. A popped element is released at once.
+@usableFromInline
+struct FIFO<Element> {
+  @usableFromInline var _storage: [Element?] = []
+  @usableFromInline var _head = 0
+
+  @inlinable
+  init() {}
+
+  @inlinable
+  var isEmpty: Bool { _head == _storage.count }
+
+  @inlinable
+  var count: Int { _storage.count - _head }
+
+  @inlinable
+  mutating func append(_ element: Element) {
+    _storage.append(element)
+  }
+
+  /// Removes every element, keeping the storage.
+  @inlinable
+  mutating func removeAll() {
+    _storage.removeAll(keepingCapacity: true)
+    _head = 0
+  }
+
+  @inlinable
+  mutating func popFirst() -> Element? {
+    guard _head < _storage.count else { return nil }
+    let element = _storage[_head].take()
+    _head += 1
+    if _head == _storage.count {
+      _storage.removeAll(keepingCapacity: true)
+      _head = 0
+    } else if _head >= 4096, _head * 2 >= _storage.count {
+      _storage.removeFirst(_head)
+      _head = 0
+    }
+    return element
+  }
+}
+
+extension FIFO: Sendable where Element: Sendable {}
+
+/// A number that identifies the calling thread among the threads alive now; never 0.
+@inlinable
+func currentThreadID() -> UInt {
+  #if canImport(Darwin)
+    UInt(bitPattern: pthread_self())
+  #else
+    UInt(pthread_self())
+  #endif
+}
+
+/// Answers "is this code running on the main dispatch queue?".
+///
+/// On Linux an `async` `main` parks thread 1 in `dispatch_main()` and main-actor work runs on a
+/// worker thread, so "is this the main thread" is the wrong question. A key set on
+/// `DispatchQueue.main` is visible exactly while the main queue runs, on every platform.
+@usableFromInline
+package enum MainQueue {
+  /// The address libdispatch knows the key by, the key object's, which is never released.
+  private static let key: UInt = {
+    let key = DispatchSpecificKey<UInt8>()
+    DispatchQueue.main.setSpecific(key: key, value: 1)
+    let address = UInt(bitPattern: Unmanaged.passRetained(key).toOpaque())
+    sc_publish_main_queue_key(UInt64(address))
+    return address
+  }()
+
+  @usableFromInline
+  package static var isCurrent: Bool {
+    var key = UInt(sc_main_queue_key())
+    if key == 0 { key = publishedKey() }
+    return sc_queue_has_specific(UnsafeRawPointer(bitPattern: key)) != 0
+  }
+
+  /// Sets the key on the main queue the first time, and returns its address.
+  @usableFromInline
+  static func publishedKey() -> UInt {
+    key
+  }
+
+  /// Runs `body` on the main actor: now if this is the main queue, else as soon as it runs.
+  static func onMainActor(_ body: @escaping @MainActor @Sendable () -> Void) {
+    if isCurrent {
+      MainActor.assumeIsolated { body() }
+    } else {
+      Task { @MainActor in body() }
+    }
+  }
+
+  /// Returns what `body` returns, run on the main actor: now if this is the main queue, else
+  /// waiting for the main queue to run it.
+  package static func syncOnMainActor<Value: Sendable>(_ body: @MainActor () -> Value) -> Value {
+    if isCurrent { return MainActor.assumeIsolated { body() } }
+    return DispatchQueue.main.sync { MainActor.assumeIsolated { body() } }
+  }
+}

@@ -1,0 +1,53 @@
+/// Creates ReSwift-Thunk's middleware, which runs the thunks that reach it.
+///
+/// The store already runs thunks dispatched as ``Thunk`` or ``AsyncThunk``; in a store, this
+/// middleware catches those that were type-erased on the way, at its place in the chain, and
+/// hands them to the store, so they can be awaited and cancelled like any other.
+///
+/// Called outside a store, in a chain built by hand or by a test, it runs each thunk of `State`
+/// itself with the `dispatch` and `getState` it was handed, ReSwift-Thunk's contract: a body that
+/// does not `await` runs before the middleware returns; an `async` body runs in a new task.
+/// There the thunk has no store, so ``ThunkContext/take(where:timeout:)`` and
+/// ``ThunkContext/condition(_:timeout:)`` throw `CancellationError`.
+///
+/// A thunk of another state type goes to `next`, as in ReSwift, with a warning in debug builds
+/// through ``StatecraftDiagnostics/warningHandler``.
+///
+/// ```swift
+/// let chain = createThunkMiddleware()(dispatch, getState)(next)
+/// chain(fetchFilms)  // runs fetchFilms with dispatch and getState
+/// ```
+///
+/// - Returns: The middleware.
+/// - Complexity: O(1) per action: one dynamic cast.
+public func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
+  { dispatch, getState in
+    let inStore = StoreChain.isBuilding
+    let runner = ThunkRunner()
+    return { next in
+      { action in
+        guard action is any StartedByTheStore else {
+          next(action)
+          return
+        }
+        guard let thunk = startable(action, for: State.self) else {
+          #if DEBUG
+            StatecraftDiagnostics.warn(
+              """
+              Statecraft: the thunk \(type(of: action)) reached createThunkMiddleware() of a store \
+              of \(State.self) and was passed on unrun. Dispatch it to a store of its own state.
+              """)
+          #endif
+          next(action)
+          return
+        }
+        if inStore {
+          dispatch(action)  // the store's dispatch starts thunks with its own runner
+        } else {
+          thunk.start(
+            on: .handed(dispatch: dispatch, getState: getState), runner: runner, parent: nil)
+        }
+      }
+    }
+  }
+}
