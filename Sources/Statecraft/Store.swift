@@ -118,13 +118,14 @@ public final class Store<State: Sendable>: Sendable {
   ) {
     // Not disfavored: Swift picks this overload only for a main-actor function, where it is the
     // exact match, and the other one for a nonisolated function or a closure literal (checked in
-    // Tests/Client and Tests/ClientMainActor). The store calls it only on the main queue (C17),
-    // which `assumeIsolated` checks.
-    let (state, middleware) = MainQueue.syncOnMainActor { (state(), middleware()) }
+    // Tests/Client and Tests/ClientMainActor).
+    nonisolated(unsafe) var reduce: Reduction<State>.InPlace?
+    let (state, middleware) = MainQueue.syncOnMainActor {
+      reduce = Reduction.onMainQueue(reducer)
+      return (state(), middleware())
+    }
     self.init(
-      reduce: .returning { action, state in
-        MainActor.assumeIsolated { reducer(action, state) }
-      },
+      reduce: .onMainQueue(reduce!),
       state: state,
       middleware: middleware,
       automaticallySkipsRepeats: automaticallySkipsRepeats,
@@ -169,13 +170,13 @@ public final class Store<State: Sendable>: Sendable {
     // persistence's middleware are main-actor isolated, and `mainStore` is not. The
     // autoclosures also tell this overload apart from the nonisolated one, whose reducer type
     // differs only in isolation, which Swift does not count in a signature.
-    let (reducer, state, middleware) = MainQueue.syncOnMainActor {
-      (reducer(), state(), middleware())
+    nonisolated(unsafe) var reduce: Reduction<State>.InPlace?
+    let (state, middleware) = MainQueue.syncOnMainActor {
+      reduce = Reduction.onMainQueue(reducer())
+      return (state(), middleware())
     }
     self.init(
-      reduce: .inPlace { state, action in
-        MainActor.assumeIsolated { reducer(&state, action) }
-      },
+      reduce: .onMainQueue(reduce!),
       state: state,
       middleware: middleware,
       automaticallySkipsRepeats: automaticallySkipsRepeats,

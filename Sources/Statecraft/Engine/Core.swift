@@ -434,10 +434,16 @@ enum StoreChain {
 @usableFromInline
 final class Reduction<State: Sendable>: Sendable {
   @usableFromInline
-  enum Reduce: Sendable {
+  enum Reduce {
     case returning(Reducer<State>)
     case inPlace(InPlaceReducer<State>)
+    /// A main-actor reducer, as a function that changes the state in place, made on the main
+    /// actor and called only on the main queue (C17).
+    case onMainQueue(Reduction<State>.InPlace)
   }
+
+  @usableFromInline
+  typealias InPlace = (inout State?, borrowing any Action) -> Void
 
   @usableFromInline
   struct Committed: Sendable {
@@ -457,7 +463,10 @@ final class Reduction<State: Sendable>: Sendable {
   ///
   /// One closure rather than the `Reduce` enum: binding the enum's payload retained and released
   /// the reducer's context on every dispatch, inside the state lock.
-  @usableFromInline let _reduce: @Sendable (inout State?, borrowing any Action) -> Void
+  ///
+  /// Not `Sendable` for a main-actor reducer, which the store calls only on the main queue: the
+  /// dispatch path sends every other thread's work there first (C17).
+  @usableFromInline nonisolated(unsafe) let _reduce: InPlace
   @usableFromInline let _listeners: ActionListeners
   /// Set while a round runs its selectors inside the state lock (`withCommittedState`), so that a
   /// commit waits for it by spinning rather than sleeping in the kernel: the round is short and
@@ -481,6 +490,8 @@ final class Reduction<State: Sendable>: Sendable {
         reducer(&next, action)
         state = next
       }
+    case .onMainQueue(let reduce):
+      _reduce = reduce
     }
     _source = source
     _committed = Locked(Committed(state: state))
@@ -823,4 +834,31 @@ extension Reduction {
 protocol StartedByTheStore: Action {
   /// The state of the stores that start it.
   static var stateType: Any.Type { get }
+}
+
+extension Reduction {
+  // A non-Sendable function made on the main actor may drop its isolation: it cannot leave the
+  // main actor's region (SE-0434). The store keeps it in `_reduce`, which it calls only on the
+  // main queue (C17), and hands it out of the main actor once, in `Store.init`.
+
+  /// A main-actor reducer of ReSwift's shape as the function the store calls.
+  @MainActor
+  static func onMainQueue(_ reducer: @escaping @MainActor (any Action, State?) -> State) -> InPlace
+  {
+    { state, action in
+      assert(MainQueue.isCurrent, "Statecraft: a main-actor reducer ran off the main queue")
+      state = reducer(action, state.take())
+    }
+  }
+
+  /// A main-actor in-place reducer as the function the store calls.
+  @MainActor
+  static func onMainQueue(_ reducer: @escaping MainActorInPlaceReducer<State>) -> InPlace {
+    { state, action in
+      assert(MainQueue.isCurrent, "Statecraft: a main-actor reducer ran off the main queue")
+      guard var next = state.take() else { Misuse.noState() }
+      reducer(&next, action)
+      state = next
+    }
+  }
 }

@@ -1,0 +1,103 @@
+// One function per row, each running `count` operations; `Benchmarks/instructions` runs the
+// probe under callgrind twice per row (`count` 1,000 and 2,000) and divides the difference.
+import Dispatch
+import Statecraft
+
+struct Tick: Action {}
+
+struct Fields: Equatable, Sendable {
+  var count = 0
+  var other = 0
+}
+
+func countReducer(action: any Action, state: Int?) -> Int { (state ?? 0) + 1 }
+
+func fieldsReducer(action: any Action, state: Fields?) -> Fields {
+  var state = state ?? Fields()
+  state.count += 1
+  return state
+}
+
+@MainActor func mainActorReducer(action: any Action, state: Int?) -> Int { (state ?? 0) + 1 }
+
+final class View: StoreSubscriber {
+  var shown = 0
+  func newState(state: Int) { shown = state }
+}
+
+let passThrough: Middleware<Int> = { _, _ in { next in { action in next(action) } } }
+
+@inline(never) func rowA(_ count: Int) {
+  let store = Store<Int>(reducer: countReducer, state: 0)
+  for _ in 0..<count { store.dispatch(Tick()) }
+}
+
+@inline(never) func rowD(_ count: Int) {
+  let store = Store<Int>(
+    reducer: countReducer, state: 0, middleware: Array(repeating: passThrough, count: 10))
+  for _ in 0..<count { store.dispatch(Tick()) }
+}
+
+@inline(never) @MainActor func rowM(_ count: Int) {
+  let store = Store<Fields>(reducer: fieldsReducer, state: nil)
+  let view = View()
+  store.subscribe(view) { $0.select(\.count) }
+  for _ in 0..<count { store.dispatch(Tick()) }
+  store.unsubscribe(view)
+}
+
+@inline(never) @MainActor func rowM100(_ count: Int) {
+  let store = Store<Fields>(reducer: fieldsReducer, state: nil)
+  let views = (0..<100).map { _ in View() }
+  for (index, view) in views.enumerated() {
+    if index == 0 {
+      store.subscribe(view) { $0.select(\.count) }
+    } else {
+      store.subscribe(view) { $0.select(\.other) }
+    }
+  }
+  for _ in 0..<count { store.dispatch(Tick()) }
+}
+
+@inline(never) @MainActor func rowMainActorReducer(_ count: Int) {
+  let store = Store<Int>(reducer: mainActorReducer, state: nil)
+  let view = View()
+  store.subscribe(view)
+  for _ in 0..<count { store.dispatch(Tick()) }
+  store.unsubscribe(view)
+}
+
+@inline(never) @MainActor func rowScope(_ count: Int) {
+  let store = Store<Fields>(reducer: fieldsReducer, state: nil)
+  let scope = store.scope(\.other)
+  let view = View()
+  scope.subscribe(view)
+  for _ in 0..<count { store.dispatch(Tick()) }
+  scope.unsubscribe(view)
+}
+
+@inline(never) func rowBackground(_ count: Int) {
+  let store = Store<Fields>(reducer: fieldsReducer, state: nil)
+  let done = DispatchSemaphore(value: 0)
+  DispatchQueue.global().async {
+    for _ in 0..<count { store.dispatch(Tick()) }
+    done.signal()
+  }
+  done.wait()
+}
+
+let arguments = CommandLine.arguments
+let row = arguments.count > 1 ? arguments[1] : "a"
+let count = arguments.count > 2 ? Int(arguments[2]) ?? 1_000 : 1_000
+MainActor.assumeIsolated {
+  switch row {
+  case "a": rowA(count)
+  case "d": rowD(count)
+  case "m": rowM(count)
+  case "m100": rowM100(count)
+  case "mainActor": rowMainActorReducer(count)
+  case "scope": rowScope(count)
+  case "background": rowBackground(count)
+  default: fatalError("unknown row \(row)")
+  }
+}
