@@ -340,10 +340,13 @@ public final class StatePersistence<State: Sendable, Saved>: Sendable {
 /// How one persistence selects, encodes and decodes, captured where the conformances are known:
 /// for a main-actor `Saved`, in the main-actor initializer, and called on the main actor only.
 struct PersistenceCoding<State, Saved>: Sendable {
-  let encode: @Sendable (Saved) throws -> Data
-  let encodeSelection: @Sendable (State) throws -> Data
-  let decode: @Sendable (Data) throws -> (Int, StoredPayload<Saved>)
-  let decodePayload: @Sendable (Data) throws -> Saved
+  // Not `Sendable` functions: for a main-actor `Saved` they are made on the main actor, where a
+  // non-Sendable function may drop its isolation (SE-0434), and called only there
+  // (`checkIsolation`, and the writer's hop to the main queue).
+  nonisolated(unsafe) let encode: (Saved) throws -> Data
+  nonisolated(unsafe) let encodeSelection: (State) throws -> Data
+  nonisolated(unsafe) let decode: (Data) throws -> (Int, StoredPayload<Saved>)
+  nonisolated(unsafe) let decodePayload: (Data) throws -> Saved
   let onMainActor: Bool
 
   init(schemaVersion: Int, select: @escaping @Sendable (State) -> Saved)
@@ -358,28 +361,10 @@ struct PersistenceCoding<State, Saved>: Sendable {
   @MainActor
   init(mainActorSchemaVersion schemaVersion: Int, select: @escaping @MainActor (State) -> Saved)
   where Saved: Codable {
-    // The conformances are main-actor isolated, so these closures are main-actor closures;
-    // they are stored without that isolation in their type, and the persistence calls them only
-    // on the main actor (checkIsolation, and the writer's hop to the main queue).
-    let encode: @MainActor (Saved) throws -> Data = {
-      try Envelope.encode($0, version: schemaVersion)
-    }
-    let encodeSelection: @MainActor (State) throws -> Data = {
-      try Envelope.encode(select($0), version: schemaVersion)
-    }
-    let decode: @MainActor (Data) throws -> (Int, StoredPayload<Saved>) = {
-      try StoredEnvelope<Saved>.decode($0, currentVersion: schemaVersion)
-    }
-    let decodePayload: @MainActor (Data) throws -> Saved = {
-      try JSONDecoder().decode(Saved.self, from: $0)
-    }
-    self.encode = unsafeBitCast(encode, to: (@Sendable (Saved) throws -> Data).self)
-    self.encodeSelection = unsafeBitCast(
-      encodeSelection, to: (@Sendable (State) throws -> Data).self)
-    self.decode = unsafeBitCast(
-      decode, to: (@Sendable (Data) throws -> (Int, StoredPayload<Saved>)).self)
-    self.decodePayload = unsafeBitCast(
-      decodePayload, to: (@Sendable (Data) throws -> Saved).self)
+    encode = { try Envelope.encode($0, version: schemaVersion) }
+    encodeSelection = { try Envelope.encode(select($0), version: schemaVersion) }
+    decode = { try StoredEnvelope<Saved>.decode($0, currentVersion: schemaVersion) }
+    decodePayload = { try JSONDecoder().decode(Saved.self, from: $0) }
     onMainActor = true
   }
 

@@ -311,6 +311,14 @@ enum ThunkTarget<State: Sendable>: Sendable {
     if case .store(let core) = self { core._reduction.checkNotReducing(.method(call())) }
   }
 
+  /// This target as one of `Other`, which ``startable(_:for:)`` checked is `State`.
+  func `as`<Other>(_: Other.Type) -> ThunkTarget<Other> {
+    guard let target = self as? ThunkTarget<Other> else {
+      preconditionFailure("a thunk of \(Other.self) started on a target of \(State.self)")
+    }
+    return target
+  }
+
   /// Dispatches the actions the runner itself sends, such as lifecycle actions.
   var dispatch: DispatchFunction {
     switch self {
@@ -357,7 +365,7 @@ extension Thunk: StartableThunk {
   @usableFromInline static var stateType: Any.Type { State.self }
 
   func start<Target>(on target: ThunkTarget<Target>, runner: ThunkRunner, parent: ThunkRun?) {
-    _ = runner.run(self, on: unsafeBitCast(target, to: ThunkTarget<State>.self), parent: parent)
+    _ = runner.run(self, on: target.as(State.self), parent: parent)
   }
 }
 
@@ -365,7 +373,7 @@ extension AsyncThunk: StartableThunk {
   @usableFromInline static var stateType: Any.Type { State.self }
 
   func start<Target>(on target: ThunkTarget<Target>, runner: ThunkRunner, parent: ThunkRun?) {
-    _ = runner.run(self, on: unsafeBitCast(target, to: ThunkTarget<State>.self), parent: parent)
+    _ = runner.run(self, on: target.as(State.self), parent: parent)
   }
 }
 
