@@ -119,13 +119,11 @@ public final class Store<State: Sendable>: Sendable {
     // Not disfavored: Swift picks this overload only for a main-actor function, where it is the
     // exact match, and the other one for a nonisolated function or a closure literal (checked in
     // Tests/Client and Tests/ClientMainActor).
-    nonisolated(unsafe) var reduce: Reduction<State>.InPlace?
-    let (state, middleware) = MainQueue.syncOnMainActor {
-      reduce = Reduction.onMainQueue(reducer)
-      return (state(), middleware())
+    let (reduce, state, middleware) = MainQueue.makeOnMainActor {
+      (Reduction.onMainQueue(reducer), state(), middleware())
     }
     self.init(
-      reduce: .onMainQueue(reduce!),
+      reduce: .onMainQueue(reduce),
       state: state,
       middleware: middleware,
       automaticallySkipsRepeats: automaticallySkipsRepeats,
@@ -170,13 +168,11 @@ public final class Store<State: Sendable>: Sendable {
     // persistence's middleware are main-actor isolated, and `mainStore` is not. The
     // autoclosures also tell this overload apart from the nonisolated one, whose reducer type
     // differs only in isolation, which Swift does not count in a signature.
-    nonisolated(unsafe) var reduce: Reduction<State>.InPlace?
-    let (state, middleware) = MainQueue.syncOnMainActor {
-      reduce = Reduction.onMainQueue(reducer())
-      return (state(), middleware())
+    let (reduce, state, middleware) = MainQueue.makeOnMainActor {
+      (Reduction.onMainQueue(reducer()), state(), middleware())
     }
     self.init(
-      reduce: .onMainQueue(reduce!),
+      reduce: .onMainQueue(reduce),
       state: state,
       middleware: middleware,
       automaticallySkipsRepeats: automaticallySkipsRepeats,

@@ -406,6 +406,16 @@ package enum MainQueue {
     }
   }
 
+  /// Returns what `body` makes on the main actor, a value that need not be `Sendable`, for a
+  /// caller that uses it only on the main queue: now if this is the main queue, else waiting for
+  /// the main queue to run it.
+  static func makeOnMainActor<Value>(_ body: @MainActor () -> Value) -> Value {
+    nonisolated(unsafe) var made: Value?
+    syncOnMainActor { made = body() }
+    guard let made else { preconditionFailure("the main actor made no value") }
+    return made
+  }
+
   /// Returns what `body` returns, run on the main actor: now if this is the main queue, else
   /// waiting for the main queue to run it.
   package static func syncOnMainActor<Value: Sendable>(_ body: @MainActor () -> Value) -> Value {
