@@ -3,14 +3,19 @@ import StatecraftAtomics
 
 /// The engine behind ``Store``: dispatch → middleware → reduce → commit → notify, top to bottom.
 ///
-/// Each piece of mutable state has one owner: the committed state (`Reduction`, the state
-/// lock), the process lock and its owner (`ProcessLock`), the subscriptions (`registry`), and
-/// the main-queue rounds with the mark that one is due (`MainLoop`). `Docs/ConcurrencyModel.md`
-/// states the invariants; `Docs/Architecture.md` follows one action through these files.
+/// Each piece of mutable state has one owner:
+/// - the committed state and its version: `Reduction`, behind the state lock;
+/// - the turn to run middleware and the reducer, and the thread that has it: `ProcessLock`;
+/// - the one queue of deferred work, the subscriptions, the middleware and its chains:
+///   `Books`, behind the bookkeeping lock, a leaf;
+/// - the main-queue rounds and the mark that one is due: `MainLoop` (Delivery.swift).
 ///
-/// The middleware chain is read without a lock: `_chain` points at an immutable box, and a new
-/// `middleware` array installs a new box. Replaced boxes live as long as the core, because a
-/// thread may still be running the chain it read.
+/// `Docs/ConcurrencyModel.md` states the invariants (C1-C17); `Docs/Architecture.md` follows one
+/// action through this file and Delivery.swift.
+///
+/// The middleware chain is read without a lock: `_chain` holds the address of an immutable box,
+/// and a new `middleware` array installs a new box. Replaced boxes live as long as the core,
+/// because a thread may still be running the chain it read (C16).
 @usableFromInline
 final class StoreCore<State: Sendable>: Sendable {
   /// Sends an action a middleware dispatched somewhere other than the reducer, such as a thunk
@@ -23,27 +28,26 @@ final class StoreCore<State: Sendable>: Sendable {
   @usableFromInline let _reduction: Reduction<State>
   @usableFromInline let _processLock: ProcessLock
   @usableFromInline let _mainLoop: MainLoop<State>
-  @usableFromInline let _registry: Locked<Registry<State>>
+  @usableFromInline let _books: Locked<Books<State>>
+  /// How many items wait in the queue, all lanes; read without the lock, so that an empty queue
+  /// costs a load.
+  @usableFromInline let _queued = AtomicCell<Int>(0)
   /// Counts the changes of the registry's entries, for the main loop's copy of them.
   @usableFromInline let _entriesGeneration: AtomicCell<UInt64>
   /// How many subscriptions stand; a commit skips notification while it is zero.
   @usableFromInline let _subscriptionCount = AtomicCell<Int>(0)
-  /// Told when `subscriptionCount` crosses zero (scopes stay alive while they have subscribers).
-  let _occupancyObserver = Locked<(@Sendable () -> Void)?>(nil)
-  /// The thread running `batch`, or 0; a round elsewhere waits for the batch's end.
+  /// The thread running a batch whose actions go through middleware one by one, or 0; a round
+  /// elsewhere waits for the batch's end.
   @usableFromInline let _batchThread = AtomicCell<UInt>(0)
-  @usableFromInline let _reentrantDispatchLimit: Int
-  @usableFromInline let _automaticallySkipsRepeats: Bool
-  @usableFromInline let _route: Route?
-  /// Set when the reducer is main-actor isolated: work from other threads goes to the main
-  /// queue (C17).
-  @usableFromInline let _mainActorHops: MainActorHops?
   /// The address of the middleware chain in force, an unretained `ChainBox`; 0 without
   /// middleware.
   @usableFromInline let _chain = AtomicCell<UInt>(0)
-  /// The middleware array the chain was built from, and every chain built so far.
-  @usableFromInline let _middleware = Locked<(array: [Middleware<State>], boxes: [ChainBox])>(
-    ([], []))
+  @usableFromInline let _reentrantDispatchLimit: Int
+  @usableFromInline let _automaticallySkipsRepeats: Bool
+  /// Set when the reducer is main-actor isolated: it runs only on the main queue, so work from
+  /// other threads waits in the `mainActor` lane (C17).
+  @usableFromInline let _reducesOnMainActor: Bool
+  @usableFromInline let _route: Route?
   /// `dispatch` and the state's read compiled for the app's `State`, for the thunk layer.
   ///
   /// Built in inlinable code, so specialized; the thunk layer's generic code calls them instead
@@ -80,9 +84,9 @@ final class StoreCore<State: Sendable>: Sendable {
     _mainLoop = MainLoop<State>(pacing: pacing)
     let generation = AtomicCell<UInt64>(0)
     _entriesGeneration = generation
-    _registry = Locked(Registry<State>(generation: generation))
+    _books = Locked(Books(registry: Registry(generation: generation)))
     _route = route
-    _mainActorHops = reducesOnMainActor ? MainActorHops() : nil
+    _reducesOnMainActor = reducesOnMainActor
     self._automaticallySkipsRepeats = automaticallySkipsRepeats
     self._reentrantDispatchLimit = reentrantDispatchLimit
     _specialized = Specialized()
@@ -98,47 +102,6 @@ final class StoreCore<State: Sendable>: Sendable {
   var stateFromGenericCode: State? {
     _specialized._state(self)
   }
-
-  /// The middleware chain in force, or `nil` without middleware.
-  @inlinable
-  var chain: DispatchFunction? {
-    guard let box = UnsafeRawPointer(bitPattern: _chain.load(ordering: .acquiring)) else {
-      return nil
-    }
-    return Unmanaged<ChainBox>.fromOpaque(box)._withUnsafeGuaranteedRef { $0._run }
-  }
-
-  /// Builds the chain of `middleware` and installs it for the actions processed from now on.
-  // Inlinable down to `endOfChain`, so that the chain's last function, which reduces, is
-  // specialized for the app's `State` instead of looking up its metadata on every call.
-  @inlinable
-  func setMiddleware(_ middleware: [Middleware<State>]) {
-    _reduction.checkNotReducing(.method("middleware"))
-    let box = middleware.isEmpty ? nil : ChainBox(run: buildChain(middleware))
-    _middleware.withLock {
-      $0.array = middleware
-      if let box { $0.boxes.append(box) }
-      let address = box.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) }
-      _chain.store(address ?? 0, ordering: .releasing)
-    }
-  }
-
-  @inlinable
-  func buildChain(_ middleware: [Middleware<State>]) -> DispatchFunction {
-    let dispatch: DispatchFunction = { [weak self] in self?.dispatchFromMiddleware($0) }
-    let getState: GetState<State> = { [weak self] in self?._reduction.stateIfAny }
-    // A loop, not `reduce`: a closure that passes through a generic `Result` is wrapped in two
-    // reabstraction thunks, called at every step of the chain.
-    var next = endOfChain()
-    StoreChain.whileBuilding {
-      for middleware in middleware.reversed() {
-        next = middleware(dispatch, getState)(next)
-      }
-    }
-    return next
-  }
-
-  // MARK: Reading
 
   @inlinable
   var currentState: State {
@@ -164,14 +127,14 @@ final class StoreCore<State: Sendable>: Sendable {
     let me = currentThreadID()
     _reduction.checkNotReducing(.dispatch(action.pointee))
     if _processLock.isOwned(by: me) {
-      // Re-entrant, from a middleware: after the current action.
-      _processLock.enqueue(action.pointee)
+      // Re-entrant, from a middleware or a batch's body: after the current action (C4).
+      enqueue(.dispatch(action.pointee), on: .owner)
       return
     }
-    if hopToMainIfNeeded(.dispatch(action.pointee)) { return }
-    if _mainLoop._isRunningMirror.load(ordering: .relaxed),
-      enqueueIfInRoundOnMain(action.pointee)
-    {
+    if _reducesOnMainActor, !readyForMainActor(.dispatch(action.pointee)) { return }
+    if _mainLoop._isRunningMirror.load(ordering: .relaxed), MainQueue.isCurrent {
+      // From a subscriber: after the round's delivery (C4).
+      enqueue(.dispatch(action.pointee), on: .round)
       return
     }
     let hasSubscriptions = _subscriptionCount.load(ordering: .relaxed) > 0
@@ -180,7 +143,7 @@ final class StoreCore<State: Sendable>: Sendable {
       if hasSubscriptions {
         _mainLoop.scheduleRound(self)  // another thread: a round on the main queue (C5)
       } else if _subscriptionCount.load(ordering: .relaxed) > 0 {
-        notify()  // a subscription came meanwhile; checked here, as the call costs 19 instructions
+        notify()  // a subscription came meanwhile
       }
       return
     }
@@ -197,21 +160,8 @@ final class StoreCore<State: Sendable>: Sendable {
     dispatch(action)
   }
 
-  /// Queues `action` on the main loop if this is the main queue and a round runs (C4).
-  ///
-  /// Returns whether it did.
-  @usableFromInline
-  func enqueueIfInRoundOnMain(_ action: any Action) -> Bool {
-    guard MainQueue.isCurrent else { return false }
-    return _mainLoop.enqueueIfRunning(action)
-  }
-
   /// Runs `action` through the chain and then every action it queued (C2, C4).
-  @inlinable @inline(__always)
-  func process(_ action: any Action, thread me: UInt) {
-    _ = withUnsafePointer(to: action) { process(at: $0, thread: me, readingState: false) }
-  }
-
+  ///
   /// Returns, when `readingState` and the store has no middleware, the state committed and its
   /// version; else `nil`.
   @inlinable @inline(__always)
@@ -220,7 +170,7 @@ final class StoreCore<State: Sendable>: Sendable {
   ) -> Reduction<State>.Snapshot? {
     guard let chain else {
       // Without middleware nothing can dispatch re-entrantly on this thread (a reducer may not;
-      // subscribers queue on the main loop), so the state lock alone orders the reductions.
+      // subscribers queue on the round lane), so the state lock alone orders the reductions.
       #if DEBUG
         Reduction<State>.checkReducible(action.pointee)
       #endif
@@ -230,22 +180,9 @@ final class StoreCore<State: Sendable>: Sendable {
     }
     _processLock.whileOwning(me) {
       chain(action.pointee)
-      drainPending(chain)
+      drainOwnerLane(chain)
     }
     return nil
-  }
-
-  /// Runs the actions middleware dispatched re-entrantly; the caller owns the process lock.
-  @inlinable
-  func drainPending(_ chain: DispatchFunction) {
-    var count = 0
-    while let next = _processLock.popPending() {
-      count += 1
-      if count > _reentrantDispatchLimit {
-        Misuse.runaway(next, limit: _reentrantDispatchLimit)
-      }
-      chain(next)
-    }
   }
 
   /// The function at the end of the middleware chain: reduces on the thread that holds the
@@ -261,20 +198,17 @@ final class StoreCore<State: Sendable>: Sendable {
       if _processLock.isOwned(by: me) {
         _reduction.commit(action)
       } else {
-        self?.reduceLater(action, thread: me)
+        self?.reduceLater(action)
       }
     }
   }
 
   /// Reduces an action that a middleware passed on after its dispatch returned.
   @usableFromInline
-  func reduceLater(_ action: any Action, thread me: UInt, notifying: Bool = true) {
-    guard let chain, !hopToMainIfNeeded(.reduce(action)) else { return }
-    _processLock.whileOwning(me) {
-      _reduction.commit(action)
-      drainPending(chain)
-    }
-    if notifying { notify() }
+  func reduceLater(_ action: any Action) {
+    if _reducesOnMainActor, !readyForMainActor(.reduce(action)) { return }
+    perform(.reduce(action), thread: currentThreadID())
+    notify()
   }
 
   /// Makes sure the store has a state after the init action went through the middleware: a
@@ -282,8 +216,137 @@ final class StoreCore<State: Sendable>: Sendable {
   @usableFromInline
   func reduceInitIfNeeded() {
     guard _reduction.snapshot == nil else { return }
+    _processLock.whileOwning(currentThreadID()) { _ = _reduction.commit(StatecraftInit()) }
+  }
+
+  // MARK: The queue
+
+  /// Queues `work` on `lane`; for the `mainActor` lane, makes sure a block on the main queue
+  /// will run it.
+  @usableFromInline
+  func enqueue(_ work: Work, on lane: Lane) {
+    enqueue(CollectionOfOne(work), on: lane)
+  }
+
+  /// Queues each of `works` on `lane`, in order, in one critical section.
+  func enqueue(_ works: some Collection<Work>, on lane: Lane) {
+    let post = _books.withLock { books in
+      for work in works { books.queue.append(work, on: lane) }
+      guard lane == .mainActor, !books.queue.isMainActorDrainPosted else { return false }
+      books.queue.isMainActorDrainPosted = true
+      return true
+    }
+    _queued.add(works.count, ordering: .releasing)
+    if post {
+      DispatchQueue.main.async { [weak self] in self?.drainMainActorLane() }
+    }
+  }
+
+  /// Removes the next work of `lane`, if any.
+  @inlinable
+  func popWork(from lane: Lane) -> Work? {
+    // The `mainActor` lane always looks under the lock: finding it empty there clears the mark
+    // that a block to drain it is posted.
+    guard lane == .mainActor || _queued.load(ordering: .acquiring) > 0 else { return nil }
+    let work = _books.withLock { books in
+      let work = books.queue.popFirst(from: lane)
+      if work == nil, lane == .mainActor { books.queue.isMainActorDrainPosted = false }
+      return work
+    }
+    if work != nil { _queued.add(-1, ordering: .relaxed) }
+    return work
+  }
+
+  /// Removes the actions waiting on the owner lane, in order; for a batch, whose body queued
+  /// them there.
+  func popActionsFromOwnerLane() -> [any Action] {
+    guard _queued.load(ordering: .acquiring) > 0 else { return [] }
+    var actions: [any Action] = []
+    _books.withLock { books in
+      while case .dispatch(let action) = books.queue.popFirst(from: .owner) {
+        actions.append(action)
+      }
+    }
+    _queued.add(-actions.count, ordering: .relaxed)
+    return actions
+  }
+
+  /// Runs what middleware dispatched re-entrantly, in order; the caller owns the process lock.
+  @inlinable
+  func drainOwnerLane(_ chain: DispatchFunction) {
+    var count = 0
+    while let work = popWork(from: .owner) {
+      count += 1
+      if count > _reentrantDispatchLimit {
+        Misuse.runaway(work.firstAction, limit: _reentrantDispatchLimit)
+      }
+      guard case .dispatch(let action) = work else { preconditionFailure("\(work) on the owner lane") }
+      chain(action)
+    }
+  }
+
+  /// Runs work that waited in the `round` or `mainActor` lane, and what it queued on the owner
+  /// lane, holding the process lock.
+  ///
+  /// Returns the version committed last, read while no other action could commit in between.
+  @discardableResult
+  func perform(_ work: Work, thread me: UInt) -> UInt64 {
+    _processLock.whileOwning(me) {
+      switch work {
+      case .dispatch(let action):
+        guard let chain else {
+          #if DEBUG
+            Reduction<State>.checkReducible(action)
+          #endif
+          return _reduction.commit(action)
+        }
+        chain(action)
+        drainOwnerLane(chain)
+      case .reduce(let action):
+        _reduction.commit(action)
+        if let chain { drainOwnerLane(chain) }
+      case .batch(let actions):
+        enqueue(actions.lazy.map { .dispatch($0) }, on: .owner)
+        return commitOwnerLaneAsBatch(thread: me)
+      }
+      return _reduction.version
+    }
+  }
+
+  // MARK: Main-actor reducers
+
+  /// Whether `work` can be processed here and now: off the main queue, it is queued on the
+  /// `mainActor` lane instead; on it, what other threads queued there runs first, unless a
+  /// round runs (its dispatches wait behind it, C4, and the posted block runs the rest).
+  @inlinable
+  func readyForMainActor(_ work: @autoclosure () -> Work) -> Bool {
+    guard MainQueue.isCurrent else {
+      enqueue(work(), on: .mainActor)
+      return false
+    }
+    catchUpOnMainActorLane()
+    return true
+  }
+
+  @inlinable
+  func catchUpOnMainActorLane() {
+    if _queued.load(ordering: .acquiring) > 0, !_mainLoop._isRunningMirror.load(ordering: .relaxed) {
+      drainMainActorLane()
+    }
+  }
+
+  /// Runs, on the main queue, everything other threads queued for a main-actor store, then
+  /// notifies once.
+  @usableFromInline
+  func drainMainActorLane() {
     let me = currentThreadID()
-    _processLock.whileOwning(me) { _ = _reduction.commit(StatecraftInit()) }
+    var performed = false
+    while let work = popWork(from: .mainActor) {
+      if case .dispatch(let action) = work { _reduction.checkNotReducing(.dispatch(action)) }
+      perform(work, thread: me)
+      performed = true
+    }
+    if performed { notify() }
   }
 
   // MARK: Batching
@@ -296,50 +359,44 @@ final class StoreCore<State: Sendable>: Sendable {
       body()  // inside processing (a middleware, or a batch): the actions join the outer one
       return
     }
-    if _mainLoop._isRunningMirror.load(ordering: .relaxed), MainQueue.isCurrent {
-      // In a round: queued like a dispatch from a subscriber (C4), reduced together after it.
-      let loop = _mainLoop
-      if loop.isCollectingBatch {
+    let isMain = MainQueue.isCurrent
+    let inRound = isMain && _mainLoop._isRunningMirror.load(ordering: .relaxed)
+    if inRound || (_reducesOnMainActor && !isMain) {
+      // Collected now, reduced together later: after the round's delivery (C4), or on the main
+      // queue (C17).
+      let actions = _processLock.whileOwning(me) {
         body()
-        return
+        return popActionsFromOwnerLane()
       }
-      if loop.beginBatchIfRunning() {
-        body()
-        loop.endBatch()
-        return
-      }
+      if !actions.isEmpty { enqueue(.batch(actions), on: inRound ? .round : .mainActor) }
+      return
     }
-    if let hops = _mainActorHops {
-      guard MainQueue.isCurrent else {
-        collectBatchForMain(body, thread: me)
-        return
-      }
-      catchUpOnMain(hops)
-    }
-    _batchThread.store(me, ordering: .relaxed)
+    if _reducesOnMainActor { catchUpOnMainActorLane() }
     _processLock.whileOwning(me) {
       body()
-      _ = reducePending()
+      _ = commitOwnerLaneAsBatch(thread: me)
     }
-    _batchThread.store(0, ordering: .releasing)
     notify()
   }
 
-  /// Reduces what is queued in the process lock's pending queue; the caller owns the lock.
+  /// The one batch drain: commits what waits on the owner lane as one batch; the caller owns
+  /// the process lock.
   ///
-  /// Returns the version committed last.
-  func reducePending() -> UInt64 {
+  /// Without middleware, in one critical section of the state lock, so that no other thread's
+  /// action falls between them and no reader sees a state in the middle. With middleware, one
+  /// by one through the chain, with rounds elsewhere held off until the end
+  /// (`isBatchOpenOnAnotherThread`). Returns the version committed last.
+  func commitOwnerLaneAsBatch(thread me: UInt) -> UInt64 {
     if let chain {
-      drainPending(chain)
+      _batchThread.store(me, ordering: .relaxed)
+      defer { _batchThread.store(0, ordering: .releasing) }
+      drainOwnerLane(chain)
       return _reduction.version
     }
-    var actions: [any Action] = []
-    while let action = _processLock.popPending() {
-      #if DEBUG
-        Reduction<State>.checkReducible(action)
-      #endif
-      actions.append(action)
-    }
+    let actions = popActionsFromOwnerLane()
+    #if DEBUG
+      for action in actions { Reduction<State>.checkReducible(action) }
+    #endif
     return _reduction.commitAll(actions)
   }
 
@@ -354,35 +411,6 @@ final class StoreCore<State: Sendable>: Sendable {
     return thread != 0 && thread != currentThreadID()
   }
 
-  /// Processes work a subscriber queued during a round, on the main queue.
-  ///
-  /// Returns the version committed when it was done, read while no other action of this chain
-  /// could commit.
-  func processQueued(_ work: MainLoop<State>.Work) -> UInt64 {
-    let me = currentThreadID()
-    switch work {
-    case .action(let action):
-      guard let chain else {
-        #if DEBUG
-          Reduction<State>.checkReducible(action)
-        #endif
-        return _reduction.commit(action)
-      }
-      return _processLock.whileOwning(me) {
-        chain(action)
-        drainPending(chain)
-        return _reduction.version
-      }
-    case .batch(let actions):
-      _batchThread.store(me, ordering: .relaxed)
-      defer { _batchThread.store(0, ordering: .releasing) }
-      return _processLock.whileOwning(me) {
-        for action in actions { _processLock.enqueue(action) }
-        return reducePending()
-      }
-    }
-  }
-
   // MARK: Notifying
 
   /// Notifies subscribers of the newest state: at once on the main queue (C7), else in a round
@@ -395,6 +423,133 @@ final class StoreCore<State: Sendable>: Sendable {
     } else {
       _mainLoop.scheduleRound(self)
     }
+  }
+
+  // MARK: Middleware
+
+  /// The middleware chain in force, or `nil` without middleware.
+  @inlinable
+  var chain: DispatchFunction? {
+    guard let box = UnsafeRawPointer(bitPattern: _chain.load(ordering: .acquiring)) else {
+      return nil
+    }
+    return Unmanaged<ChainBox>.fromOpaque(box)._withUnsafeGuaranteedRef { $0._run }
+  }
+
+  /// The middleware the chain in force was built from.
+  @usableFromInline
+  var middleware: [Middleware<State>] {
+    _books.withLock { $0.middleware }
+  }
+
+  /// Builds the chain of `middleware` and installs it for the actions processed from now on.
+  // Inlinable down to `endOfChain`, so that the chain's last function, which reduces, is
+  // specialized for the app's `State` instead of looking up its metadata on every call.
+  @inlinable
+  func setMiddleware(_ middleware: [Middleware<State>]) {
+    _reduction.checkNotReducing(.method("middleware"))
+    let box = middleware.isEmpty ? nil : ChainBox(run: buildChain(middleware))
+    _books.withLock {
+      $0.middleware = middleware
+      if let box { $0.chains.append(box) }
+      let address = box.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) }
+      _chain.store(address ?? 0, ordering: .releasing)
+    }
+  }
+
+  @inlinable
+  func buildChain(_ middleware: [Middleware<State>]) -> DispatchFunction {
+    let dispatch: DispatchFunction = { [weak self] in self?.dispatchFromMiddleware($0) }
+    let getState: GetState<State> = { [weak self] in self?._reduction.stateIfAny }
+    // A loop, not `reduce`: a closure that passes through a generic `Result` is wrapped in two
+    // reabstraction thunks, called at every step of the chain.
+    var next = endOfChain()
+    StoreChain.whileBuilding {
+      for middleware in middleware.reversed() {
+        next = middleware(dispatch, getState)(next)
+      }
+    }
+    return next
+  }
+}
+
+/// What the store keeps under its bookkeeping lock, a leaf: never held while user code runs or
+/// while another lock is taken.
+@usableFromInline
+struct Books<State: Sendable>: Sendable {
+  @usableFromInline var queue = WorkQueue()
+  @usableFromInline var registry: Registry<State>
+  @usableFromInline var middleware: [Middleware<State>] = []
+  /// Every chain built, the one in force last: a thread may still run one it read (C16).
+  @usableFromInline var chains: [ChainBox] = []
+  /// Told when the subscription count crosses zero (scopes stay alive while they have
+  /// subscribers).
+  var occupancyObserver: (@Sendable () -> Void)?
+
+  @usableFromInline
+  init(registry: Registry<State>) {
+    self.registry = registry
+  }
+}
+
+// MARK: - The queue
+
+/// Work that waits its turn.
+@usableFromInline
+enum Work: Sendable {
+  /// An action for the middleware chain, or for the reducer without middleware.
+  case dispatch(any Action)
+  /// An action a middleware passed to `next` after its dispatch returned: for the reducer.
+  case reduce(any Action)
+  /// The actions of a `batch`, reduced together.
+  case batch([any Action])
+
+  @usableFromInline
+  var firstAction: any Action {
+    switch self {
+    case .dispatch(let action), .reduce(let action): action
+    case .batch(let actions): actions[0]
+    }
+  }
+}
+
+/// Where work waits, which says who runs it and when.
+@usableFromInline
+enum Lane: Int, Sendable {
+  /// Dispatched by the thread that owns the process lock (a middleware, a batch's body): that
+  /// thread runs it before it lets the lock go (C4).
+  case owner
+  /// Dispatched on the main queue while a round runs (a subscriber): the round runs it after
+  /// its delivery (C4).
+  case round
+  /// A main-actor store's work from other threads: the main queue runs it before its next
+  /// delivery (C17).
+  case mainActor
+}
+
+/// The store's one queue of deferred work, first in first out within each lane.
+///
+/// Lanes keep work apart that different threads run at different times: a background thread
+/// that owns the process lock must not run a subscriber's action in the middle of a round, and
+/// a round must not run another thread's work for a main-actor store as part of its chain
+/// (C14).
+@usableFromInline
+struct WorkQueue: Sendable {
+  private var lanes = [FIFO<Work>](repeating: FIFO(), count: 3)
+  /// Whether a block is posted to the main queue to run the `mainActor` lane.
+  @usableFromInline var isMainActorDrainPosted = false
+
+  @usableFromInline
+  init() {}
+
+  @usableFromInline
+  mutating func append(_ work: Work, on lane: Lane) {
+    lanes[lane.rawValue].append(work)
+  }
+
+  @usableFromInline
+  mutating func popFirst(from lane: Lane) -> Work? {
+    lanes[lane.rawValue].popFirst()
   }
 }
 
@@ -640,19 +795,15 @@ final class Reduction<State: Sendable>: Sendable {
 }
 
 /// The lock held while middleware and reducer run for one action and every action it causes,
-/// with the thread that holds it and that thread's queue of re-entrant dispatches (C2, C4).
+/// and the thread that holds it, whose re-entrant dispatches wait on the owner lane (C2, C4).
 ///
-/// Only stores with middleware take it: without middleware nothing can dispatch re-entrantly on
-/// the dispatching thread, so the state lock alone orders reductions.
-///
-/// `_pending` is read and written only by the thread recorded in `_owner`, which holds `_lock`
-/// for the whole time it is recorded there.
+/// Only stores with middleware take it to dispatch: without middleware nothing can dispatch
+/// re-entrantly on the dispatching thread, so the state lock alone orders reductions.
 @usableFromInline
 final class ProcessLock: Sendable {
   @usableFromInline let _lock = Lock()
   /// The thread that holds `_lock`, or 0.
   @usableFromInline let _owner = AtomicCell<UInt>(0)
-  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var _pending = FIFO<any Action>()
 
   @inlinable
   init() {}
@@ -670,145 +821,6 @@ final class ProcessLock: Sendable {
       _owner.store(thread, ordering: .relaxed)
       defer { _owner.store(0, ordering: .relaxed) }
       return body()
-    }
-  }
-
-  /// Queues an action dispatched re-entrantly by the owner.
-  @inlinable
-  func enqueue(_ action: any Action) {
-    _pending.append(action)
-  }
-
-  /// Removes the next queued action; call only as the owner.
-  @inlinable
-  func popPending() -> (any Action)? {
-    _pending.popFirst()
-  }
-}
-
-/// The queue that carries a main-actor store's work from other threads to the main queue (C17).
-///
-/// A store whose reducer is main-actor isolated (what a reducer function is in a target built
-/// with default main-actor isolation) reduces only on the main queue. Work dispatched elsewhere
-/// is queued here in order, and one block on the main queue processes everything queued, then
-/// notifies once. A dispatch on the main queue first processes what is queued, so it never
-/// overtakes a dispatch that happened before it.
-@usableFromInline
-final class MainActorHops: Sendable {
-  @usableFromInline
-  enum Work: Sendable {
-    case dispatch(any Action)
-    /// An action a middleware passed to `next` after its dispatch returned.
-    case reduce(any Action)
-    /// The actions of a `batch`, reduced together.
-    case batch([any Action])
-  }
-
-  private struct Queue: Sendable {
-    var work = FIFO<Work>()
-    var isDrainScheduled = false
-  }
-
-  private let queue = Locked(Queue())
-  /// How much work is queued; read without the lock by dispatches on the main queue.
-  @usableFromInline let _count = AtomicCell<Int>(0)
-
-  @usableFromInline
-  init() {}
-
-  /// Queues `work` and makes sure a block on the main queue will process it.
-  @usableFromInline
-  func send<State>(_ work: Work, to core: StoreCore<State>) {
-    let schedule = queue.withLock { queue in
-      queue.work.append(work)
-      defer { queue.isDrainScheduled = true }
-      return !queue.isDrainScheduled
-    }
-    _count.add(1, ordering: .releasing)
-    guard schedule else { return }
-    DispatchQueue.main.async { [weak core] in
-      core?.processHops()
-    }
-  }
-
-  /// Takes the next queued work; on the main queue only.
-  fileprivate func next() -> Work? {
-    queue.withLock { queue in
-      guard let work = queue.work.popFirst() else {
-        queue.isDrainScheduled = false
-        return nil
-      }
-      return work
-    }
-  }
-
-  fileprivate func didTake() {
-    _count.add(-1, ordering: .relaxed)
-  }
-}
-
-extension StoreCore {
-  /// Sends `work` to the main queue if this store reduces there and this is not it.
-  ///
-  /// Returns whether it did. On the main queue, first processes what other threads queued.
-  @inlinable
-  func hopToMainIfNeeded(_ work: @autoclosure () -> MainActorHops.Work) -> Bool {
-    guard let hops = _mainActorHops else { return false }
-    guard MainQueue.isCurrent else {
-      hops.send(work(), to: self)
-      return true
-    }
-    catchUpOnMain(hops)
-    return false
-  }
-
-  /// On the main queue: processes what other threads queued before going on, unless a round
-  /// runs (its dispatches queue behind it, C4, and the scheduled block processes the rest).
-  @inlinable
-  func catchUpOnMain(_ hops: MainActorHops) {
-    if hops._count.load(ordering: .acquiring) > 0,
-      !_mainLoop._isRunningMirror.load(ordering: .relaxed)
-    {
-      processHops()
-    }
-  }
-
-  /// Processes, on the main queue, everything other threads queued, then notifies once.
-  @usableFromInline
-  func processHops() {
-    guard let hops = _mainActorHops else { return }
-    let me = currentThreadID()
-    var processed = 0
-    while let work = hops.next() {
-      hops.didTake()
-      processed += 1
-      switch work {
-      case .dispatch(let action):
-        _reduction.checkNotReducing(.dispatch(action))
-        process(action, thread: me)
-      case .reduce(let action):
-        reduceLater(action, thread: me, notifying: false)
-      case .batch(let actions):
-        _processLock.whileOwning(me) {
-          for action in actions { _processLock.enqueue(action) }
-          _ = reducePending()
-        }
-      }
-    }
-    if processed > 0 { notify() }
-  }
-
-  /// Runs `body` for a `batch` called off the main queue by a main-actor store: the actions it
-  /// dispatches are collected, then sent to the main queue together.
-  func collectBatchForMain(_ body: () -> Void, thread me: UInt) {
-    let actions = _processLock.whileOwning(me) {
-      body()
-      var actions: [any Action] = []
-      while let action = _processLock.popPending() { actions.append(action) }
-      return actions
-    }
-    if !actions.isEmpty, let hops = _mainActorHops {
-      hops.send(.batch(actions), to: self)
     }
   }
 }

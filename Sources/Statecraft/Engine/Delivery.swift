@@ -11,13 +11,6 @@ import StatecraftAtomics
 /// longer than one round (C5, C7).
 @usableFromInline
 final class MainLoop<State: Sendable>: Sendable {
-  @usableFromInline
-  enum Work {
-    case action(any Action)
-    /// The actions of a `batch` called during a round, reduced together.
-    case batch([any Action])
-  }
-
   /// Whether a round is scheduled on the main queue and has not started yet.
   ///
   /// Any thread sets it; the round clears it before it reads the state, so a commit after that
@@ -36,9 +29,6 @@ final class MainLoop<State: Sendable>: Sendable {
     @usableFromInline var isRunning = false
     /// Set when a scheduled round found this one running: the running one posts it at its end.
     @usableFromInline var isRoundRequested = false
-    @usableFromInline var queued = FIFO<Work>()
-    /// The actions of a `batch` whose body runs during a round.
-    @usableFromInline var batchActions: [any Action]?
     @usableFromInline var deliveredVersion: UInt64 = 0
     /// The registry's entries and their addresses as of `entriesGeneration`.
     ///
@@ -72,11 +62,6 @@ final class MainLoop<State: Sendable>: Sendable {
       _rounds.isRunning = newValue
       _isRunningMirror.store(newValue, ordering: .relaxed)
     }
-  }
-
-  private var batchActions: [any Action]? {
-    get { _rounds.batchActions }
-    _modify { yield &_rounds.batchActions }
   }
 
   @usableFromInline
@@ -117,40 +102,6 @@ final class MainLoop<State: Sendable>: Sendable {
     runRound(core)
   }
 
-  /// Queues `action` if a round is running (C4).
-  ///
-  /// Returns whether it did.
-  func enqueueIfRunning(_ action: any Action) -> Bool {
-    guard _isRunning else { return false }
-    if batchActions != nil {
-      batchActions?.append(action)
-    } else {
-      _rounds.queued.append(.action(action))
-    }
-    return true
-  }
-
-  /// Starts collecting the actions of a `batch` body called during a round.
-  ///
-  /// Returns `false` if no round runs, or if a batch already collects (the inner one joins it).
-  func beginBatchIfRunning() -> Bool {
-    guard _isRunning, batchActions == nil else { return false }
-    batchActions = []
-    return true
-  }
-
-  /// Queues the collected actions of the batch as one piece of work.
-  func endBatch() {
-    let actions = batchActions ?? []
-    batchActions = nil
-    if !actions.isEmpty { _rounds.queued.append(.batch(actions)) }
-  }
-
-  /// Whether a round runs and collects a batch: a batch inside it joins.
-  var isCollectingBatch: Bool {
-    _isRunning && batchActions != nil
-  }
-
   // MARK: Rounds
 
   /// Delivers the newest committed state if it is newer than the last delivered, then runs the
@@ -181,7 +132,9 @@ final class MainLoop<State: Sendable>: Sendable {
     _isRunning = true
     defer { endRound(core) }
     deliverNewest(core, ifVersion: nil, committed: consume committed)
-    if !_rounds.queued.isEmpty { runChain(core) }
+    // What subscribers dispatched waits on the round lane; this thread queued it, so a relaxed
+    // load sees it.
+    if core._queued.load(ordering: .relaxed) > 0 { runChain(core) }
   }
 
   /// Ends a round, and posts the round a run loop inside it asked for.
@@ -214,15 +167,18 @@ final class MainLoop<State: Sendable>: Sendable {
   /// are left or another thread's commit mixes in (C4, C11).
   @usableFromInline
   func runChain(_ core: StoreCore<State>) {
+    let me = currentThreadID()
     var length = 0
-    while !_rounds.queued.isEmpty {
+    while var work = core.popWork(from: .round) {
       var version: UInt64 = 0
-      while let work = _rounds.queued.popFirst() {
+      while true {
         length += 1
         if length > core._reentrantDispatchLimit {
           Misuse.runaway(work.firstAction, limit: core._reentrantDispatchLimit)
         }
-        version = core.processQueued(work)
+        version = core.perform(work, thread: me)
+        guard let next = core.popWork(from: .round) else { break }
+        work = next
       }
       guard deliverNewest(core, ifVersion: version) else {
         // Another thread committed since: its state is not this chain's to deliver now.
@@ -275,7 +231,7 @@ final class MainLoop<State: Sendable>: Sendable {
     let generation = core._entriesGeneration.load(ordering: .acquiring)
     if generation != _rounds.entriesGeneration {
       (_rounds.entries, _rounds.addresses) =
-        core._registry.withLock { ($0._entries, $0._addresses) }
+        core._books.withLock { ($0.registry._entries, $0.registry._addresses) }
       _rounds.entriesGeneration = generation
     }
     // Kept for both phases: the registry changes its own copy, and a subscriber that subscribes
@@ -403,16 +359,6 @@ struct RoundPacing: Sendable {
           deadline: .now() + .nanoseconds(Int(clamping: delay)), execute: round)
       }
     })
-}
-
-extension MainLoop.Work {
-  @usableFromInline
-  var firstAction: any Action {
-    switch self {
-    case .action(let action): action
-    case .batch(let actions): actions[0]
-    }
-  }
 }
 
 /// Numbers the delivery passes on the main queue, across stores: every subscription a pass
@@ -850,7 +796,7 @@ extension StoreCore: SubscriptionRemoving {
       owner: owner, status: status, startVersion: isMainQueue ? version : .max,
       receive: relay._downstream, deliverHeld: deliverHeld)
     if isMainQueue { _mainLoop.forgetSubscriptions() }
-    let (replaced, count) = _registry.withLock { ($0.add(entry), $0._entries.count) }
+    let (replaced, count) = _books.withLock { ($0.registry.add(entry), $0.registry._entries.count) }
     if let replaced {
       countSubscriptions(by: -1)
       release(replaced)
@@ -891,14 +837,14 @@ extension StoreCore: SubscriptionRemoving {
 
   func removeSubscription(of owner: ObjectIdentifier) {
     _reduction.checkNotReducing(.method("unsubscribe"))
-    if let entry = _registry.withLock({ $0.remove(owner: owner) }) {
+    if let entry = _books.withLock({ $0.registry.remove(owner: owner) }) {
       countSubscriptions(by: -1)
       release(entry)
     }
   }
 
   func removeSubscription(status: SubscriptionStatus) {
-    if let entry = _registry.withLock({ $0.remove(status: status) }) {
+    if let entry = _books.withLock({ $0.registry.remove(status: status) }) {
       countSubscriptions(by: -1)
       release(entry)
     }
@@ -906,7 +852,7 @@ extension StoreCore: SubscriptionRemoving {
 
   @usableFromInline
   func remove(_ entry: SubscriptionEntry<State>) {
-    if _registry.withLock({ $0.remove(entry) }) {
+    if _books.withLock({ $0.registry.remove(entry) }) {
       countSubscriptions(by: -1)
       release(entry)
     }
@@ -927,7 +873,7 @@ extension StoreCore: SubscriptionRemoving {
   package var subscriptionCounts: (standing: Int, registered: Int) {
     (
       _subscriptionCount.load(ordering: .sequentiallyConsistent),
-      _registry.withLock { $0._entries.count }
+      _books.withLock { $0.registry._entries.count }
     )
   }
 
@@ -935,11 +881,11 @@ extension StoreCore: SubscriptionRemoving {
   private func countSubscriptions(by delta: Int) {
     let old = _subscriptionCount.add(delta, ordering: .sequentiallyConsistent).oldValue
     guard (old == 0) != (old + delta == 0) else { return }
-    _occupancyObserver.withLock { $0 }?()
+    _books.withLock { $0.occupancyObserver }?()
   }
 
   /// Calls `observer` each time the number of subscriptions goes from zero to one or back.
   func observeOccupancy(_ observer: @escaping @Sendable () -> Void) {
-    _occupancyObserver.withLock { $0 = observer }
+    _books.withLock { $0.occupancyObserver = observer }
   }
 }

@@ -77,7 +77,7 @@ extension Store: StoreType, _StoreStateReading {
   /// - Complexity: O(m) to set, for m middleware; O(m) to get.
   @inlinable
   public var middleware: [Middleware<State>] {
-    get { _core._middleware.withLock { $0.array } }
+    get { _core.middleware }
     set { _core.setMiddleware(newValue) }  // inlinable down to `setMiddleware`, which says why
   }
 
