@@ -415,7 +415,7 @@ extension Store {
   /// - Complexity: O(1): a lock and a copy of the environment's dictionary (a reference count).
   public var thunkEnvironment: ThunkEnvironment {
     get { _thunks.environment }
-    set { _thunks.environmentStorage.withLock { $0 = newValue } }
+    set { _thunks.environment = newValue }
   }
 
   /// Receives the errors thunks throw, other than cancellation.
@@ -425,7 +425,7 @@ extension Store {
   /// prints it in debug builds; set `nil` to ignore errors.
   /// - Complexity: O(1).
   public var thunkErrorHandler: (@Sendable (any Error) -> Void)? {
-    get { _thunks.errorHandler.withLock { $0 } }
-    set { _thunks.errorHandler.withLock { $0 = newValue } }
+    get { _thunks.errorHandler }
+    set { _thunks.errorHandler = newValue }
   }
 }

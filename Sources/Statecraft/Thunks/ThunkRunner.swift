@@ -1,21 +1,14 @@
 /// One run of a thunk: its cancellation, its task and the thunks it dispatched.
 ///
-/// One allocation: the run's identity and links are the header of a `ManagedBuffer` whose one
-/// element is the lock that guards the links (a class holding a `Locked` would be two, and a
-/// generic deinit). A struct around the buffer, because a `ManagedBuffer` cannot be `Sendable`;
-/// copies share the run.
-struct ThunkRun: @unchecked Sendable {
-  // @unchecked Sendable: `id` and `serial` never change; `links` is touched only under the lock.
-
-  struct Header {
-    let id: ThunkID?
-    let serial: UInt64
-    var links = Links()
-  }
+/// Copies share the run: its links are behind one lock, in one allocation.
+struct ThunkRun: Sendable {
+  let id: ThunkID?
+  let serial: UInt64
+  private let links: Locked<Links>
 
   /// What a run links to while it runs: released when it finishes (`markFinished`), so that a
   /// finished run holds no task, closure, parent or child.
-  struct Links {
+  struct Links: Sendable {
     var isCancelled = false
     /// Why the run was cancelled, set by the first cancellation.
     var cancellationReason: ThunkCancellationReason?
@@ -34,37 +27,15 @@ struct ThunkRun: @unchecked Sendable {
     var finishWaiters: [CheckedContinuation<Void, Never>] = []
   }
 
-  final class Buffer: ManagedBuffer<Header, Lock.Primitive> {
-    deinit {
-      withUnsafeMutablePointerToElements { Lock.destroy($0) }
-    }
-  }
-
-  private let buffer: Buffer
-
   init(id: ThunkID?, serial: UInt64) {
-    let buffer = Buffer.create(minimumCapacity: 1) { buffer in
-      buffer.withUnsafeMutablePointerToElements { Lock.initialize($0) }
-      return Header(id: id, serial: serial)
-    }
-    self.buffer = unsafeDowncast(buffer, to: Buffer.self)
-  }
-
-  var id: ThunkID? {
-    buffer.withUnsafeMutablePointerToHeader { $0.pointee.id }
-  }
-
-  var serial: UInt64 {
-    buffer.withUnsafeMutablePointerToHeader { $0.pointee.serial }
+    self.id = id
+    self.serial = serial
+    links = Locked(Links())
   }
 
   /// Runs `body` on the links, under the run's lock.
   private func withLinks<Result>(_ body: (inout Links) -> Result) -> Result {
-    buffer.withUnsafeMutablePointers { header, mutex in
-      Lock.lock(mutex)
-      defer { Lock.unlock(mutex) }
-      return body(&header.pointee.links)
-    }
+    links.withLock(body)
   }
 
   var isCancelled: Bool {
@@ -200,27 +171,33 @@ struct ThunkRun: @unchecked Sendable {
 /// errors go.
 @usableFromInline
 final class ThunkRunner: Sendable {
-  private struct Runs {
+  private struct State: Sendable {
+    var nextSerial: UInt64 = 0
     var running: [UInt64: ThunkRun] = [:]
     /// When a throttled id last started a run.
     var lastStarts: [ThunkID: Interval] = [:]
+    var environment = ThunkEnvironment()
+    var errorHandler: (@Sendable (any Error) -> Void)? = ThunkRunner.defaultErrorHandler
   }
 
-  private let nextSerial = AtomicCell<UInt64>(0)
-  private let runs = Locked(Runs())
-  let environmentStorage = Locked(ThunkEnvironment())
-  let errorHandler = Locked<(@Sendable (any Error) -> Void)?>(ThunkRunner.defaultErrorHandler)
+  private let state = Locked(State())
 
   @usableFromInline
   init() {}
 
   /// Cancels every running thunk; called when the store is released.
   func cancelAll() {
-    for run in runs.withLock({ Array($0.running.values) }) { run.cancel(.storeReleased) }
+    for run in state.withLock({ Array($0.running.values) }) { run.cancel(.storeReleased) }
   }
 
   var environment: ThunkEnvironment {
-    environmentStorage.withLock { $0 }
+    get { state.withLock { $0.environment } }
+    set { state.withLock { $0.environment = newValue } }
+  }
+
+  var errorHandler: (@Sendable (any Error) -> Void)? {
+    get { state.withLock { $0.errorHandler } }
+    set { state.withLock { $0.errorHandler = newValue } }
   }
 
   /// How a new run starts under its policy.
@@ -235,17 +212,24 @@ final class ThunkRunner: Sendable {
   /// Registers a new run under `policy`: cancels the runs it supersedes, or drops it, or makes
   /// it wait for its turn.
   func admit(id: ThunkID?, policy: ThunkPolicy) -> Admission {
-    let run = ThunkRun(id: id, serial: nextSerial.add(1, ordering: .relaxed).newValue)
     guard let id, policy != .concurrent else {
-      runs.withLock { $0.running[run.serial] = run }
+      let run = state.withLock { state in
+        state.nextSerial += 1
+        let run = ThunkRun(id: id, serial: state.nextSerial)
+        state.running[run.serial] = run
+        return run
+      }
       return Admission(run: run, wait: nil, isDropped: false)
     }
     let clock = environment[ThunkClockKey.self]
     let now = clock.now
-    let (superseded, previous, isDropped) = runs.withLock {
-      runs -> (superseded: [ThunkRun], previous: ThunkRun?, isDropped: Bool) in
+    let (run, superseded, previous, isDropped) = state.withLock {
+      runs -> (run: ThunkRun, superseded: [ThunkRun], previous: ThunkRun?, isDropped: Bool) in
+      runs.nextSerial += 1
+      let run = ThunkRun(id: id, serial: runs.nextSerial)
       let same = runs.running.values.filter { $0.id == id }
-      var result: (superseded: [ThunkRun], previous: ThunkRun?, isDropped: Bool) = ([], nil, false)
+      var result: (run: ThunkRun, superseded: [ThunkRun], previous: ThunkRun?, isDropped: Bool) =
+        (run, [], nil, false)
       switch policy {
       case .concurrent: break
       case .cancelPrevious, .debounce: result.superseded = same
@@ -280,18 +264,18 @@ final class ThunkRunner: Sendable {
   }
 
   func end(_ run: ThunkRun) {
-    _ = runs.withLock { $0.running.removeValue(forKey: run.serial) }
+    _ = state.withLock { $0.running.removeValue(forKey: run.serial) }
     run.markFinished()
   }
 
   func cancel(id: ThunkID) {
-    let matching = runs.withLock { $0.running.values.filter { $0.id == id } }
+    let matching = state.withLock { $0.running.values.filter { $0.id == id } }
     for run in matching { run.cancel(.cancelledByID(id)) }
   }
 
   func report(_ error: any Error) {
     guard !(error is CancellationError) else { return }
-    errorHandler.withLock { $0 }?(error)
+    errorHandler?(error)
   }
 
   static let defaultErrorHandler: @Sendable (any Error) -> Void = { error in

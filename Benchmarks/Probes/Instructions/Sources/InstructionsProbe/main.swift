@@ -76,6 +76,13 @@ let passThrough: Middleware<Int> = { _, _ in { next in { action in next(action) 
   scope.unsubscribe(view)
 }
 
+@inline(never) @MainActor func rowThunk(_ count: Int) {
+  let store = Store<Int>(reducer: countReducer, state: 0)
+  for _ in 0..<count {
+    store.dispatch(Thunk<Int> { dispatch, _ in dispatch(Tick()) })
+  }
+}
+
 @inline(never) func rowBackground(_ count: Int) {
   let store = Store<Fields>(reducer: fieldsReducer, state: nil)
   let done = DispatchSemaphore(value: 0)
@@ -97,6 +104,7 @@ MainActor.assumeIsolated {
   case "m100": rowM100(count)
   case "mainActor": rowMainActorReducer(count)
   case "scope": rowScope(count)
+  case "thunk": rowThunk(count)
   case "background": rowBackground(count)
   default: fatalError("unknown row \(row)")
   }
