@@ -42,11 +42,14 @@ public final class ExpectThunk<State: Sendable> {
     case valued(@Sendable (Store<State>) async -> Void)
   }
 
-  private struct Expectation: @unchecked Sendable {
+  private struct Expectation: Sendable {
     let description: String
     let location: TestLocation
     /// Checks the action; returns whether it has the expected type.
-    let check: (any Action) -> Bool
+    ///
+    /// The test's own closure, which need not be `Sendable`: each check is taken from the
+    /// session under its lock and called once, so no two threads call one.
+    nonisolated(unsafe) let check: (any Action) -> Bool
   }
 
   private let work: Work
@@ -54,7 +57,7 @@ public final class ExpectThunk<State: Sendable> {
   private var stateLocations: [TestLocation] = []
   private var expectations: [Expectation] = []
   private var environment = ThunkEnvironment()
-  private let recorded = LockedBox<[any Action]>([])
+  private let recorded = Locked<[any Action]>([])
 
   /// Prepares to run `thunk`.
   ///
@@ -213,7 +216,7 @@ extension ExpectThunk {
       reportFailure("ExpectThunk needs at least one state: call getsState(_:) first.", at: location)
       return
     }
-    let queue = LockedBox(Array(states.dropFirst()))
+    let queue = Locked(Array(states.dropFirst()))
     let recorded = self.recorded
     let store = Store<State>(
       reducer: { (state: inout State, action: any Action) in
@@ -222,7 +225,7 @@ extension ExpectThunk {
       },
       state: first
     )
-    let unsetKeys = LockedBox<[String]>([])
+    let unsetKeys = Locked<[String]>([])
     var environment = self.environment
     environment.context = .test { key in
       unsetKeys.withLock { if !$0.contains(key) { $0.append(key) } }
@@ -348,10 +351,10 @@ extension ExpectThunk {
 
   /// The expectations and states one ReSwift-style run consumes, from any thread.
   private final class Session: Sendable {
-    private let remaining: LockedBox<(expectations: [Expectation], states: [(State, TestLocation)])>
+    private let remaining: Locked<(expectations: [Expectation], states: [(State, TestLocation)])>
 
     init(expectations: [Expectation], states: [(State, TestLocation)]) {
-      remaining = LockedBox((expectations, states))
+      remaining = Locked((expectations, states))
     }
 
     var expectations: [Expectation] {

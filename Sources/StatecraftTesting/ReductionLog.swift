@@ -10,7 +10,7 @@ final class ReductionLog<State: Sendable>: Sendable {
     let state: State
   }
 
-  private let storage = LockedBox<[Entry]>([])
+  private let storage = Locked<[Entry]>([])
 
   var count: Int { storage.withLock { $0.count } }
 

@@ -18,7 +18,7 @@ public final class StoreStub<State: Sendable>: Sendable {
   /// The store to hand to the view.
   /// - Complexity: O(1).
   public let store: Store<State>
-  private let recorded = LockedBox<[any Action]>([])
+  private let recorded = Locked<[any Action]>([])
 
   /// Creates a stub showing `state`.
   ///

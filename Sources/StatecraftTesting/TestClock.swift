@@ -29,7 +29,7 @@ public final class TestClock: ThunkClock, Sendable {
     var sleepers: [UInt64: Sleeper] = [:]
   }
 
-  private let time = LockedBox(Time())
+  private let time = Locked(Time())
 
   /// Creates a clock at time zero.
   /// - Complexity: O(1).

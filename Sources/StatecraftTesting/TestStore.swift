@@ -54,7 +54,7 @@ public final class TestStore<State: Sendable> {
   /// Compares an expected state with the actual one.
   private let isEqual: (State, State) -> Bool
   /// Environment keys thunks read without a value, reported at the next step of the test.
-  private let unsetKeys = LockedBox<[String]>([])
+  private let unsetKeys = Locked<[String]>([])
 
   /// Creates a test store for a reducer of ReSwift's shape.
   ///
@@ -352,7 +352,7 @@ public final class TestStore<State: Sendable> {
     let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     let pending = tasks
     tasks = []
-    let finished = LockedBox(false)
+    let finished = Locked(false)
     let waiter = Task {
       for wait in pending { await wait() }
       finished.withLock { $0 = true }

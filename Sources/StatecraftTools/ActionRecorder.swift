@@ -78,7 +78,7 @@ public struct ActionRegistry: Sendable {
 /// and its value when the type is registered and `Codable` (else `null`, and the line says it
 /// cannot be replayed). Lines are flushed as they are written.
 public final class ActionRecorder<State: Sendable>: Sendable {
-  private let output: LockedBox<(descriptor: Int32, index: Int)>
+  private let output: Locked<(descriptor: Int32, index: Int)>
   private let registry: ActionRegistry
   private let onError: @Sendable (any Error) -> Void
   private let start = MonotonicClock.now
@@ -109,7 +109,7 @@ public final class ActionRecorder<State: Sendable>: Sendable {
     let descriptor = open(
       file.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND, 0o600)
     guard descriptor >= 0 else { throw AtomicFile.posixError("create \(file.lastPathComponent)") }
-    output = LockedBox((descriptor, 0))
+    output = Locked((descriptor, 0))
     self.registry = registry
     self.onError = onError
   }

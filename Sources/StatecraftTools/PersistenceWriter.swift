@@ -18,11 +18,11 @@ final class PersistenceWriter: Sendable {
   /// Counts the changes noted; a save is due while it differs from the saved generation.
   private let generation = AtomicCell<UInt64>(0)
   private let isDebouncing = AtomicCell<Bool>(false)
-  private let schedule = LockedBox(Schedule())
+  private let schedule = Locked(Schedule())
   /// Held while writing; holds the bytes of the last write, to skip an identical one.
-  private let writing = LockedBox<Data?>(nil)
+  private let writing = Locked<Data?>(nil)
   /// Called between the steps of each write; tests make it throw to simulate a crash.
-  let faultInjection = LockedBox<(@Sendable (AtomicWriteStep) throws -> Void)?>(nil)
+  let faultInjection = Locked<(@Sendable (AtomicWriteStep) throws -> Void)?>(nil)
 
   /// The clock the debounce waits on.
   let clock: any ThunkClock
@@ -158,8 +158,8 @@ enum PendingSaves {
     init(_ writer: PersistenceWriter) { self.writer = writer }
   }
 
-  private static let entries = LockedBox<[Entry]>([])
-  private static let installed = LockedBox(false)
+  private static let entries = Locked<[Entry]>([])
+  private static let installed = Locked(false)
 
   static func register(_ writer: PersistenceWriter) {
     entries.withLock { entries in

@@ -16,7 +16,7 @@ import Statecraft
 /// to the last index returns to the present. An action dispatched after a jump back continues
 /// from the state jumped to and drops the later history, as an editor's undo does.
 public final class TimeTravel<State: Sendable>: Sendable {
-  private let history = LockedBox<(states: [State], actions: [String], position: Int?)>(
+  private let history = Locked<(states: [State], actions: [String], position: Int?)>(
     ([], [], nil))
 
   /// Creates an empty history.

@@ -129,9 +129,9 @@ import Testing
       limitThisChildProcess(toSeconds: 20)
       _ = umask(mask)
       let folder = URL(fileURLWithPath: path)
-      let done = LockedBox(0)
-      let seen = LockedBox(0)
-      let wrong = LockedBox(0)
+      let done = Locked(0)
+      let seen = Locked(0)
+      let wrong = Locked(0)
       let watcher = Thread {
         while done.withLock({ $0 }) == 0 {
           for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
@@ -173,7 +173,7 @@ import Testing
       #else
         _ = setrlimit(RLIMIT_FSIZE, &limit)
       #endif
-      let errors = LockedBox(0)
+      let errors = Locked(0)
       let recorder = try ActionRecorder<AppState>(
         file: URL(fileURLWithPath: path), registry: ActionRegistry()
       ) { _ in errors.withLock { $0 += 1 } }

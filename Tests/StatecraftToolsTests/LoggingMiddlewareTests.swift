@@ -82,12 +82,12 @@ import Testing
 }
 
 final class LockedLines: Sendable {
-  private let lines = LockedBoxForTests<[String]>([])
+  private let lines = LockedForTests<[String]>([])
   func append(_ line: String) { lines.withLock { $0.append(line) } }
   var all: [String] { lines.withLock { $0 } }
 }
 
-final class LockedBoxForTests<Value>: @unchecked Sendable {
+final class LockedForTests<Value>: @unchecked Sendable {
   private let lock = NSLock()
   private var value: Value
   init(_ value: Value) { self.value = value }

@@ -280,7 +280,9 @@ final class StoreCore<State: Sendable>: Sendable {
       if count > _reentrantDispatchLimit {
         Misuse.runaway(work.firstAction, limit: _reentrantDispatchLimit)
       }
-      guard case .dispatch(let action) = work else { preconditionFailure("\(work) on the owner lane") }
+      guard case .dispatch(let action) = work else {
+        preconditionFailure("\(work) on the owner lane")
+      }
       chain(action)
     }
   }
@@ -330,7 +332,8 @@ final class StoreCore<State: Sendable>: Sendable {
 
   @inlinable
   func catchUpOnMainActorLane() {
-    if _queued.load(ordering: .acquiring) > 0, !_mainLoop._isRunningMirror.load(ordering: .relaxed) {
+    if _queued.load(ordering: .acquiring) > 0, !_mainLoop._isRunningMirror.load(ordering: .relaxed)
+    {
       drainMainActorLane()
     }
   }
@@ -801,7 +804,7 @@ final class Reduction<State: Sendable>: Sendable {
 /// re-entrantly on the dispatching thread, so the state lock alone orders reductions.
 @usableFromInline
 final class ProcessLock: Sendable {
-  @usableFromInline let _lock = Lock()
+  @usableFromInline let _lock = Locked(())
   /// The thread that holds `_lock`, or 0.
   @usableFromInline let _owner = AtomicCell<UInt>(0)
 
@@ -817,7 +820,7 @@ final class ProcessLock: Sendable {
   /// Holds the lock and records `thread` as its owner while `body` runs.
   @inlinable
   func whileOwning<Result>(_ thread: UInt, _ body: () -> Result) -> Result {
-    _lock.withLock {
+    _lock.withLock { _ in
       _owner.store(thread, ordering: .relaxed)
       defer { _owner.store(0, ordering: .relaxed) }
       return body()

@@ -11,39 +11,19 @@ import StatecraftAtomics
   import Android
 #endif
 
-/// The platform's mutex: `os_unfair_lock` on Apple platforms, `pthread_mutex_t` elsewhere.
+/// The platform's mutex: `os_unfair_lock` on Apple platforms, `pthread_mutex_t` elsewhere, as
+/// functions on its address; ``Locked`` keeps one beside its value.
 ///
 /// The store uses this rather than `Synchronization.Mutex` because on Linux `Mutex` locks with
 /// futexes from uninstrumented code, so ThreadSanitizer cannot see its ordering and reports
 /// every access it guards as a race. The platform mutex is intercepted by ThreadSanitizer.
 @usableFromInline
-final class Lock: @unchecked Sendable {
-  // @unchecked Sendable: the pointer is set once in init and the _mutex it points to is made to
-  // be shared between threads.
+enum Lock {
   #if canImport(Darwin)
     @usableFromInline typealias Primitive = os_unfair_lock
   #else
     @usableFromInline typealias Primitive = pthread_mutex_t
   #endif
-
-  @usableFromInline let _mutex = UnsafeMutablePointer<Primitive>.allocate(capacity: 1)
-
-  @usableFromInline
-  init() {
-    Self.initialize(_mutex)
-  }
-
-  deinit {
-    Self.destroy(_mutex)
-    _mutex.deallocate()
-  }
-
-  @inlinable
-  func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
-    Self.lock(_mutex)
-    defer { Self.unlock(_mutex) }
-    return try body()
-  }
 
   @usableFromInline
   static func initialize(_ mutex: UnsafeMutablePointer<Primitive>) {
@@ -87,17 +67,18 @@ final class Lock: @unchecked Sendable {
 
 /// A value that is only read and written while holding its own lock.
 ///
-/// The value and the platform mutex share one heap object (a `ManagedBuffer`): a `Locked` costs
-/// one allocation, where a class holding a ``Lock`` and a pointer to the value cost four (the
-/// object, the lock, the mutex, the value), which a thunk run paid for its links on every run.
+/// `Locked<Void>` is a plain lock. The package's one lock: the store's, the thunk runner's and
+/// the tools'.
+///
+/// The value and the platform mutex share one heap object (a `ManagedBuffer`): one allocation.
 /// The value is reached through a pointer: as a stored `var` of a class, every `withLock` would
 /// also pay for a run-time exclusivity check, which the lock makes redundant.
 @usableFromInline
-struct Locked<Value> {
+package struct Locked<Value> {
   @usableFromInline let _buffer: ManagedBuffer<Value, Lock.Primitive>
 
   @inlinable
-  init(_ value: Value) {
+  package init(_ value: Value) {
     _buffer = _LockedBuffer<Value>.create(minimumCapacity: 1) { buffer in
       buffer.withUnsafeMutablePointerToElements { Lock.initialize($0) }
       return value
@@ -105,7 +86,7 @@ struct Locked<Value> {
   }
 
   @inlinable
-  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+  package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     try _buffer.withUnsafeMutablePointers { value, mutex in
       Lock.lock(mutex)
       defer { Lock.unlock(mutex) }
