@@ -181,7 +181,7 @@ public final class Store<State: Sendable>: Sendable {
   }
 
   @inlinable
-  init(
+  convenience init(
     reduce: Reduction<State>.Reduce,
     state: State?,
     middleware: [Middleware<State>],
@@ -191,8 +191,7 @@ public final class Store<State: Sendable>: Sendable {
     pacing: RoundPacing = .mainQueue
   ) {
     let thunks = ThunkRunner()
-    self._thunks = thunks
-    let core = StoreCore(
+    let core = StoreCore.make(
       reduce: reduce,
       state: state,
       middleware: middleware,
@@ -203,7 +202,7 @@ public final class Store<State: Sendable>: Sendable {
       source: source,
       pacing: pacing
     )
-    self._core = core
+    self.init(core: core, thunks: thunks)
     if state == nil, source == nil {
       let reduceInit = {
         core.dispatch(StatecraftInit())
@@ -215,6 +214,15 @@ public final class Store<State: Sendable>: Sendable {
         reduceInit()
       }
     }
+  }
+
+  /// The one designated initializer: stores the engine and the thunk runner that the inlinable
+  /// initializers built, where the closures on the path of an action are specialized for the
+  /// app's `State`. Opaque, as a library-evolution build requires of a class's initializer.
+  @usableFromInline
+  init(core: StoreCore<State>, thunks: ThunkRunner) {
+    _core = core
+    _thunks = thunks
   }
 
   deinit {

@@ -55,7 +55,7 @@ final class StoreCore<State: Sendable>: Sendable {
   /// the core it holds.
   @usableFromInline let _specialized: Specialized
 
-  @usableFromInline
+  @usableFromInline @frozen
   struct Specialized: Sendable {
     @usableFromInline let _dispatch: @Sendable (StoreCore<State>, any Action) -> Void
     @usableFromInline let _state: @Sendable (StoreCore<State>) -> State?
@@ -67,8 +67,10 @@ final class StoreCore<State: Sendable>: Sendable {
     }
   }
 
+  /// Builds the engine; inlinable, so that the closures on the path of an action are
+  /// specialized for the app's `State`.
   @inlinable
-  init(
+  static func make(
     reduce: Reduction<State>.Reduce,
     state: State?,
     middleware: [Middleware<State>],
@@ -78,8 +80,31 @@ final class StoreCore<State: Sendable>: Sendable {
     reducesOnMainActor: Bool = false,
     source: Reduction<State>.Source? = nil,
     pacing: RoundPacing = .mainQueue
+  ) -> StoreCore {
+    let core = StoreCore(
+      reduction: Reduction(
+        reduce: Reduction.function(for: reduce), state: state, source: source),
+      specialized: Specialized(),
+      automaticallySkipsRepeats: automaticallySkipsRepeats,
+      reentrantDispatchLimit: reentrantDispatchLimit,
+      route: route,
+      reducesOnMainActor: reducesOnMainActor,
+      pacing: pacing)
+    if !middleware.isEmpty { core.setMiddleware(middleware) }
+    return core
+  }
+
+  @usableFromInline
+  init(
+    reduction: Reduction<State>,
+    specialized: Specialized,
+    automaticallySkipsRepeats: Bool,
+    reentrantDispatchLimit: Int,
+    route: Route?,
+    reducesOnMainActor: Bool,
+    pacing: RoundPacing
   ) {
-    _reduction = Reduction(reduce: reduce, state: state, source: source)
+    _reduction = reduction
     _processLock = ProcessLock()
     _mainLoop = MainLoop<State>(pacing: pacing)
     let generation = AtomicCell<UInt64>(0)
@@ -87,10 +112,9 @@ final class StoreCore<State: Sendable>: Sendable {
     _books = Locked(Books(registry: Registry(generation: generation)))
     _route = route
     _reducesOnMainActor = reducesOnMainActor
-    self._automaticallySkipsRepeats = automaticallySkipsRepeats
-    self._reentrantDispatchLimit = reentrantDispatchLimit
-    _specialized = Specialized()
-    if !middleware.isEmpty { setMiddleware(middleware) }
+    _automaticallySkipsRepeats = automaticallySkipsRepeats
+    _reentrantDispatchLimit = reentrantDispatchLimit
+    _specialized = specialized
   }
 
   /// ``dispatch(_:)`` for generic code: see `_specialized`.
@@ -561,7 +585,7 @@ struct WorkQueue: Sendable {
 final class ChainBox: Sendable {
   @usableFromInline let _run: DispatchFunction
 
-  @inlinable
+  @usableFromInline
   init(run: @escaping DispatchFunction) {
     self._run = run
   }
@@ -603,7 +627,7 @@ final class Reduction<State: Sendable>: Sendable {
   @usableFromInline
   typealias InPlace = (inout State?, borrowing any Action) -> Void
 
-  @usableFromInline
+  @usableFromInline @frozen
   struct Committed: Sendable {
     /// `nil` only until the init action is reduced, and while the reducer runs.
     @usableFromInline var _state: State?
@@ -637,20 +661,27 @@ final class Reduction<State: Sendable>: Sendable {
   @usableFromInline
   typealias Source = @Sendable () -> (state: State, version: UInt64)?
 
+  /// The reducer of either shape as the function the store calls; inlinable, so that it is
+  /// specialized for the app's `State`.
   @inlinable
-  init(reduce: Reduce, state: State?, source: Source? = nil) {
+  static func function(for reduce: Reduce) -> InPlace {
     switch reduce {
     case .returning(let reducer):
-      _reduce = { state, action in state = reducer(action, state.take()) }
+      { state, action in state = reducer(action, state.take()) }
     case .inPlace(let reducer):
-      _reduce = { state, action in
+      { state, action in
         guard var next = state.take() else { Misuse.noState() }
         reducer(&next, action)
         state = next
       }
     case .onMainQueue(let reduce):
-      _reduce = reduce
+      reduce
     }
+  }
+
+  @usableFromInline
+  init(reduce: @escaping InPlace, state: State?, source: Source?) {
+    _reduce = reduce
     _source = source
     _committed = Locked(Committed(state: state))
     _listeners = ActionListeners()
@@ -808,7 +839,7 @@ final class ProcessLock: Sendable {
   /// The thread that holds `_lock`, or 0.
   @usableFromInline let _owner = AtomicCell<UInt>(0)
 
-  @inlinable
+  @usableFromInline
   init() {}
 
   /// Whether `thread` holds the lock.

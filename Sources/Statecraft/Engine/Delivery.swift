@@ -24,7 +24,7 @@ final class MainLoop<State: Sendable>: Sendable {
   @usableFromInline let _pacing: RoundPacing
 
   /// What the main queue keeps between and during rounds.
-  @usableFromInline
+  @usableFromInline @frozen
   struct _Rounds {
     @usableFromInline var isRunning = false
     /// Set when a scheduled round found this one running: the running one posts it at its end.
@@ -432,7 +432,7 @@ class SubscriptionStatus: @unchecked Sendable {
   @inlinable
   final var _isHolding: AtomicWord<Bool> { AtomicWord(_base + 3) }
 
-  @inlinable
+  @usableFromInline
   init() {}
 
   @usableFromInline
@@ -445,7 +445,7 @@ class SubscriptionStatus: @unchecked Sendable {
 ///
 /// Kept until its second phase hands them over (C13): usually one, several when a step emits
 /// more than one value for a state (``Subscription/pulses(_:)``). Touched only on the main queue.
-@usableFromInline
+@usableFromInline @frozen
 struct HeldValues<Value> {
   @usableFromInline var _first: Value?
   @usableFromInline var _rest: [Value] = []
@@ -492,7 +492,7 @@ final class SubscriberStatus<Subscriber: StoreSubscriber>: SubscriptionStatus,
   @exclusivity(unchecked) @usableFromInline
   var _held = HeldValues<Subscriber.StoreSubscriberStateType>()
 
-  @inlinable
+  @usableFromInline
   init(_ subscriber: Subscriber) {
     _subscriber = subscriber
     super.init()
@@ -533,7 +533,7 @@ final class ClosureReceiver<Value> {
   // Unchecked, as `SubscriberStatus._held`.
   @exclusivity(unchecked) @usableFromInline var _held = HeldValues<Value>()
 
-  @inlinable
+  @usableFromInline
   init(status: SubscriptionStatus, receive: @escaping @MainActor (Value) -> Void) {
     _status = status
     _receive = receive
@@ -740,7 +740,7 @@ struct Registry<State: Sendable>: Sendable {
 final class SubscriptionRelay<State> {
   @usableFromInline var _downstream: (State) -> Void = { _ in }
 
-  @inlinable
+  @usableFromInline
   init() {}
 
   @inlinable

@@ -73,7 +73,7 @@ enum Lock {
 /// The value and the platform mutex share one heap object (a `ManagedBuffer`): one allocation.
 /// The value is reached through a pointer: as a stored `var` of a class, every `withLock` would
 /// also pay for a run-time exclusivity check, which the lock makes redundant.
-@usableFromInline
+@usableFromInline @frozen
 package struct Locked<Value> {
   @usableFromInline let _buffer: ManagedBuffer<Value, Lock.Primitive>
 
@@ -145,7 +145,7 @@ package final class AtomicCell<Value: AtomicWordRepresentable>: @unchecked Senda
   @usableFromInline var _word: UInt64
   @usableFromInline var _after: _Pad = _padding
 
-  @inlinable
+  @usableFromInline
   package init(_ value: Value) {
     _word = value.atomicWord
   }
@@ -211,7 +211,7 @@ extension AtomicCell where Value: FixedWidthInteger {
 /// keeps them in one stored tuple and hands out an `AtomicWord` for each (as
 /// `SubscriptionStatus` does), which saves an allocation per field. The object that holds the
 /// word must outlive every use of its `AtomicWord`.
-@usableFromInline
+@usableFromInline @frozen
 package struct AtomicWord<Value: AtomicWordRepresentable> {
   @usableFromInline let _address: UnsafeMutablePointer<UInt64>
 
@@ -295,7 +295,7 @@ extension UInt64: AtomicWordRepresentable {
 /// A first-in, first-out queue that allocates nothing in a steady flow of pushes and pops.
 ///
 /// It keeps its storage when it empties. A popped element is released at once.
-@usableFromInline
+@usableFromInline @frozen
 struct FIFO<Element> {
   @usableFromInline var _storage: [Element?] = []
   @usableFromInline var _head = 0

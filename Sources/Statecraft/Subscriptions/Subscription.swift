@@ -49,7 +49,7 @@ public struct Subscription<State> {
   /// it), so that a subscriber of a type that is not `Equatable` still skips repeats.
   @usableFromInline var _isFiltered = false
 
-  @inlinable
+  @usableFromInline
   init(attach: @escaping (_ downstream: @escaping (State) -> Void) -> Void) {
     self._attach = attach
     self._selectThenSkip = nil
