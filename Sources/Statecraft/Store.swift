@@ -216,9 +216,11 @@ public final class Store<State: Sendable>: Sendable {
     }
   }
 
-  /// The one designated initializer: stores the engine and the thunk runner that the inlinable
-  /// initializers built, where the closures on the path of an action are specialized for the
-  /// app's `State`. Opaque, as a library-evolution build requires of a class's initializer.
+  /// Stores the engine and the thunk runner that the inlinable initializers built.
+  ///
+  /// The one designated initializer. The closures on the path of an action are built by the
+  /// inlinable initializers, specialized for the app's `State`; this one is opaque, as a
+  /// library-evolution build requires of a class's designated initializer.
   @usableFromInline
   init(core: StoreCore<State>, thunks: ThunkRunner) {
     _core = core
