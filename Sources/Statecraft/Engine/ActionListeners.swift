@@ -7,44 +7,55 @@ final class ActionListeners: Sendable {
     let resume: @Sendable (Result<any Action, any Error>) -> Void
   }
 
-  /// How many listeners wait; `notify` is skipped while it is zero.
-  @usableFromInline let _count = AtomicCell<Int>(0)
-  /// How many observers there are; `notifyObservers` is skipped while it is zero.
-  @usableFromInline let _observerCount = AtomicCell<Int>(0)
-  private let listeners = Locked<[UInt64: Listener]>([:])
-  private let observers = Locked<[UInt64: @Sendable (any Action) -> Void]>([:])
-  private let nextID = AtomicCell<UInt64>(0)
+  private struct Book: Sendable {
+    var listeners: [UInt64: Listener] = [:]
+    var observers: [UInt64: @Sendable (any Action) -> Void] = [:]
+    var nextID: UInt64 = 0
+  }
+
+  private let book = Locked(Book())
+  /// Counts listeners and observers together (`signals`), so that a commit with none reads one
+  /// word.
+  private let words: StoreWords
 
   @usableFromInline
-  init() {}
+  init(words: StoreWords) {
+    self.words = words
+  }
 
   func makeID() -> UInt64 {
-    nextID.add(1, ordering: .relaxed).newValue
+    book.withLock {
+      $0.nextID += 1
+      return $0.nextID
+    }
   }
 
   func add(_ listener: Listener, id: UInt64) {
-    listeners.withLock { $0[id] = listener }
-    _count.add(1, ordering: .relaxed)
+    book.withLock { $0.listeners[id] = listener }
+    words.countListeners(by: 1)
   }
 
   /// Removes the listener `id` and returns it, if it still waits: whoever removes it resumes it.
   func remove(_ id: UInt64) -> Listener? {
-    let listener = listeners.withLock { $0.removeValue(forKey: id) }
-    if listener != nil { _count.subtract(1, ordering: .relaxed) }
+    let listener = book.withLock { $0.listeners.removeValue(forKey: id) }
+    if listener != nil { words.countListeners(by: -1) }
     return listener
   }
 
   /// Adds an observer that sees every reduced action until removed.
   func addObserver(_ observer: @escaping @Sendable (any Action) -> Void) -> UInt64 {
-    let id = makeID()
-    observers.withLock { $0[id] = observer }
-    _observerCount.add(1, ordering: .relaxed)
+    let id = book.withLock {
+      $0.nextID += 1
+      $0.observers[$0.nextID] = observer
+      return $0.nextID
+    }
+    words.countListeners(by: 1)
     return id
   }
 
   func removeObserver(_ id: UInt64) {
-    if observers.withLock({ $0.removeValue(forKey: id) }) != nil {
-      _observerCount.subtract(1, ordering: .relaxed)
+    if book.withLock({ $0.observers.removeValue(forKey: id) }) != nil {
+      words.countListeners(by: -1)
     }
   }
 
@@ -53,7 +64,8 @@ final class ActionListeners: Sendable {
   /// Called inside the state lock, so observers see actions in reduction order; they only enqueue.
   @usableFromInline
   func notifyObservers(_ action: any Action) {
-    for observer in observers.withLock({ Array($0.values) }) {
+    let observers = book.withLock { $0.observers.isEmpty ? [] : Array($0.observers.values) }
+    for observer in observers {
       observer(action)
     }
   }
@@ -63,7 +75,7 @@ final class ActionListeners: Sendable {
   /// Called after the state lock is released: predicates are user code.
   @usableFromInline
   func notify(_ action: any Action) {
-    let waiting = listeners.withLock { Array($0) }
+    let waiting = book.withLock { $0.listeners.isEmpty ? [] : Array($0.listeners) }
     for (id, listener) in waiting where listener.matches(action) {
       remove(id)?.resume(.success(action))
     }

@@ -29,19 +29,8 @@ final class StoreCore<State: Sendable>: Sendable {
   @usableFromInline let _processLock: ProcessLock
   @usableFromInline let _mainLoop: MainLoop<State>
   @usableFromInline let _books: Locked<Books<State>>
-  /// How many items wait in the queue, all lanes; read without the lock, so that an empty queue
-  /// costs a load.
-  @usableFromInline let _queued = AtomicCell<Int>(0)
-  /// Counts the changes of the registry's entries, for the main loop's copy of them.
-  @usableFromInline let _entriesGeneration: AtomicCell<UInt64>
-  /// How many subscriptions stand; a commit skips notification while it is zero.
-  @usableFromInline let _subscriptionCount = AtomicCell<Int>(0)
-  /// The thread running a batch whose actions go through middleware one by one, or 0; a round
-  /// elsewhere waits for the batch's end.
-  @usableFromInline let _batchThread = AtomicCell<UInt>(0)
-  /// The address of the middleware chain in force, an unretained `ChainBox`; 0 without
-  /// middleware.
-  @usableFromInline let _chain = AtomicCell<UInt>(0)
+  /// The store's atomic words, shared with its parts.
+  @usableFromInline let _words: StoreWords
   @usableFromInline let _reentrantDispatchLimit: Int
   @usableFromInline let _automaticallySkipsRepeats: Bool
   /// Set when the reducer is main-actor isolated: it runs only on the main queue, so work from
@@ -81,9 +70,11 @@ final class StoreCore<State: Sendable>: Sendable {
     source: Reduction<State>.Source? = nil,
     pacing: RoundPacing = .mainQueue
   ) -> StoreCore {
+    let words = StoreWords()
     let core = StoreCore(
       reduction: Reduction(
-        reduce: Reduction.function(for: reduce), state: state, source: source),
+        reduce: Reduction.function(for: reduce), state: state, source: source, words: words),
+      words: words,
       specialized: Specialized(),
       automaticallySkipsRepeats: automaticallySkipsRepeats,
       reentrantDispatchLimit: reentrantDispatchLimit,
@@ -97,6 +88,7 @@ final class StoreCore<State: Sendable>: Sendable {
   @usableFromInline
   init(
     reduction: Reduction<State>,
+    words: StoreWords,
     specialized: Specialized,
     automaticallySkipsRepeats: Bool,
     reentrantDispatchLimit: Int,
@@ -105,11 +97,10 @@ final class StoreCore<State: Sendable>: Sendable {
     pacing: RoundPacing
   ) {
     _reduction = reduction
-    _processLock = ProcessLock()
-    _mainLoop = MainLoop<State>(pacing: pacing)
-    let generation = AtomicCell<UInt64>(0)
-    _entriesGeneration = generation
-    _books = Locked(Books(registry: Registry(generation: generation)))
+    _words = words
+    _processLock = ProcessLock(words: words)
+    _mainLoop = MainLoop<State>(pacing: pacing, words: words)
+    _books = Locked(Books(registry: Registry(words: words)))
     _route = route
     _reducesOnMainActor = reducesOnMainActor
     _automaticallySkipsRepeats = automaticallySkipsRepeats
@@ -156,17 +147,17 @@ final class StoreCore<State: Sendable>: Sendable {
       return
     }
     if _reducesOnMainActor, !readyForMainActor(.dispatch(action.pointee)) { return }
-    if _mainLoop._isRunningMirror.load(ordering: .relaxed), MainQueue.isCurrent {
+    if _words.isRoundRunning, MainQueue.isCurrent {
       // From a subscriber: after the round's delivery (C4).
       enqueue(.dispatch(action.pointee), on: .round)
       return
     }
-    let hasSubscriptions = _subscriptionCount.load(ordering: .relaxed) > 0
+    let hasSubscriptions = _words.subscriptionCount > 0
     guard hasSubscriptions, MainQueue.isCurrent else {
       _ = process(at: action, thread: me, readingState: false)
       if hasSubscriptions {
         _mainLoop.scheduleRound(self)  // another thread: a round on the main queue (C5)
-      } else if _subscriptionCount.load(ordering: .relaxed) > 0 {
+      } else if _words.subscriptionCount > 0 {
         notify()  // a subscription came meanwhile
       }
       return
@@ -247,20 +238,29 @@ final class StoreCore<State: Sendable>: Sendable {
 
   /// Queues `work` on `lane`; for the `mainActor` lane, makes sure a block on the main queue
   /// will run it.
-  @usableFromInline
+  @inlinable
   func enqueue(_ work: Work, on lane: Lane) {
-    enqueue(CollectionOfOne(work), on: lane)
+    if lane == .owner {
+      _processLock._ownerLane.append(work)
+    } else {
+      enqueue(CollectionOfOne(work), on: lane)
+    }
   }
 
   /// Queues each of `works` on `lane`, in order, in one critical section.
+  @usableFromInline
   func enqueue(_ works: some Collection<Work>, on lane: Lane) {
+    if lane == .owner {
+      for work in works { _processLock._ownerLane.append(work) }
+      return
+    }
     let post = _books.withLock { books in
       for work in works { books.queue.append(work, on: lane) }
       guard lane == .mainActor, !books.queue.isMainActorDrainPosted else { return false }
       books.queue.isMainActorDrainPosted = true
       return true
     }
-    _queued.add(works.count, ordering: .releasing)
+    _words.countQueued(by: works.count)
     if post {
       DispatchQueue.main.async { [weak self] in self?.drainMainActorLane() }
     }
@@ -269,29 +269,26 @@ final class StoreCore<State: Sendable>: Sendable {
   /// Removes the next work of `lane`, if any.
   @inlinable
   func popWork(from lane: Lane) -> Work? {
+    if lane == .owner { return _processLock._ownerLane.popFirst() }
     // The `mainActor` lane always looks under the lock: finding it empty there clears the mark
     // that a block to drain it is posted.
-    guard lane == .mainActor || _queued.load(ordering: .acquiring) > 0 else { return nil }
+    guard lane == .mainActor || _words.hasQueuedWork else { return nil }
     let work = _books.withLock { books in
       let work = books.queue.popFirst(from: lane)
       if work == nil, lane == .mainActor { books.queue.isMainActorDrainPosted = false }
       return work
     }
-    if work != nil { _queued.add(-1, ordering: .relaxed) }
+    if work != nil { _words.countQueued(by: -1) }
     return work
   }
 
   /// Removes the actions waiting on the owner lane, in order; for a batch, whose body queued
   /// them there.
   func popActionsFromOwnerLane() -> [any Action] {
-    guard _queued.load(ordering: .acquiring) > 0 else { return [] }
     var actions: [any Action] = []
-    _books.withLock { books in
-      while case .dispatch(let action) = books.queue.popFirst(from: .owner) {
-        actions.append(action)
-      }
+    while case .dispatch(let action) = _processLock._ownerLane.popFirst() {
+      actions.append(action)
     }
-    _queued.add(-actions.count, ordering: .relaxed)
     return actions
   }
 
@@ -356,8 +353,7 @@ final class StoreCore<State: Sendable>: Sendable {
 
   @inlinable
   func catchUpOnMainActorLane() {
-    if _queued.load(ordering: .acquiring) > 0, !_mainLoop._isRunningMirror.load(ordering: .relaxed)
-    {
+    if _words.hasQueuedWork, !_words.isRoundRunning {
       drainMainActorLane()
     }
   }
@@ -387,7 +383,7 @@ final class StoreCore<State: Sendable>: Sendable {
       return
     }
     let isMain = MainQueue.isCurrent
-    let inRound = isMain && _mainLoop._isRunningMirror.load(ordering: .relaxed)
+    let inRound = isMain && _words.isRoundRunning
     if inRound || (_reducesOnMainActor && !isMain) {
       // Collected now, reduced together later: after the round's delivery (C4), or on the main
       // queue (C17).
@@ -415,8 +411,8 @@ final class StoreCore<State: Sendable>: Sendable {
   /// (`isBatchOpenOnAnotherThread`). Returns the version committed last.
   func commitOwnerLaneAsBatch(thread me: UInt) -> UInt64 {
     if let chain {
-      _batchThread.store(me, ordering: .relaxed)
-      defer { _batchThread.store(0, ordering: .releasing) }
+      _words.owner.store(me | StoreWords.batching, ordering: .relaxed)
+      defer { _words.owner.store(me, ordering: .releasing) }
       drainOwnerLane(chain)
       return _reduction.version
     }
@@ -433,9 +429,9 @@ final class StoreCore<State: Sendable>: Sendable {
   /// Only with middleware: without it a batch commits all its actions in one critical section.
   @inlinable
   var isBatchOpenOnAnotherThread: Bool {
-    guard _chain.load(ordering: .relaxed) != 0 else { return false }
-    let thread = _batchThread.load(ordering: .acquiring)
-    return thread != 0 && thread != currentThreadID()
+    guard _words.chain.load(ordering: .relaxed) != 0 else { return false }
+    let owner = _words.owner.load(ordering: .acquiring)
+    return owner & StoreWords.batching != 0 && owner & ~StoreWords.batching != currentThreadID()
   }
 
   // MARK: Notifying
@@ -444,7 +440,7 @@ final class StoreCore<State: Sendable>: Sendable {
   /// scheduled there (C5).
   @inlinable
   func notify() {
-    guard _subscriptionCount.load(ordering: .relaxed) > 0 else { return }
+    guard _words.subscriptionCount > 0 else { return }
     if MainQueue.isCurrent {
       _mainLoop.runRound(self)
     } else {
@@ -457,7 +453,7 @@ final class StoreCore<State: Sendable>: Sendable {
   /// The middleware chain in force, or `nil` without middleware.
   @inlinable
   var chain: DispatchFunction? {
-    guard let box = UnsafeRawPointer(bitPattern: _chain.load(ordering: .acquiring)) else {
+    guard let box = UnsafeRawPointer(bitPattern: _words.chain.load(ordering: .acquiring)) else {
       return nil
     }
     return Unmanaged<ChainBox>.fromOpaque(box)._withUnsafeGuaranteedRef { $0._run }
@@ -480,7 +476,7 @@ final class StoreCore<State: Sendable>: Sendable {
       $0.middleware = middleware
       if let box { $0.chains.append(box) }
       let address = box.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) }
-      _chain.store(address ?? 0, ordering: .releasing)
+      _words.chain.store(address ?? 0, ordering: .releasing)
     }
   }
 
@@ -497,6 +493,125 @@ final class StoreCore<State: Sendable>: Sendable {
       }
     }
     return next
+  }
+}
+
+/// The store's six atomic words, in one allocation, shared by its parts; each packs what the
+/// dispatch path reads together.
+///
+/// | word | contents | written by |
+/// | --- | --- | --- |
+/// | `chain` | the address of the middleware chain in force, an unretained `ChainBox`; 0 without middleware (C16) | `middleware`'s setter, releasing |
+/// | `owner` | the thread that owns the process lock, or 0; bit 0 (`batching`) while it commits a batch one action at a time | the owner |
+/// | `mainFlags` | bit 0: a round runs; bit 1: a round runs its selectors under the state lock, which commits wait out by spinning | the main queue only |
+/// | `earliestRound` | the time before which no scheduled round starts (C7) | scheduled rounds |
+/// | `audience` | low 32 bits: subscriptions standing; high 32: changes of the registry's entries (a round compares it with its copy's; only exactly 2³² changes between two rounds go unseen) | the registry, under the bookkeeping lock |
+/// | `signals` | bit 0: a round is due (C7); bits 1-31: work in the queue; bits 32-63: listeners waiting (`take`, `condition`, `actions()`) | any thread |
+///
+/// The words share a cache line: Benchmarks/README.md (workload n) has the figures for a store
+/// dispatched to from several threads.
+@usableFromInline @frozen
+struct StoreWords: Sendable {
+  @usableFromInline let _words: AtomicWords
+
+  @usableFromInline
+  init() {
+    _words = AtomicWords(count: 6)
+  }
+
+  @inlinable var chain: AtomicWord<UInt> { _words[0] }
+  @inlinable var owner: AtomicWord<UInt> { _words[1] }
+  @inlinable var mainFlags: AtomicWord<UInt64> { _words[2] }
+  @inlinable var earliestRound: AtomicWord<UInt64> { _words[3] }
+  @inlinable var audience: AtomicWord<UInt64> { _words[4] }
+  @inlinable var signals: AtomicWord<UInt64> { _words[5] }
+
+  /// `owner`'s bit for a batch committing one action at a time; thread ids are aligned
+  /// addresses, so bit 0 is free.
+  @usableFromInline static let batching: UInt = 1
+  /// `mainFlags`' bits.
+  @usableFromInline static let running: UInt64 = 1
+  @usableFromInline static let selecting: UInt64 = 2
+
+  @inlinable var isRoundRunning: Bool {
+    mainFlags.load(ordering: .relaxed) & Self.running != 0
+  }
+
+  @inlinable var isSelecting: Bool {
+    mainFlags.load(ordering: .relaxed) & Self.selecting != 0
+  }
+
+  /// Sets or clears a bit of `mainFlags`; on the main queue only.
+  @inlinable
+  func setMainFlag(_ flag: UInt64, _ isSet: Bool) {
+    if isSet {
+      mainFlags.setBits(flag, ordering: .relaxed)
+    } else {
+      mainFlags.clearBits(flag, ordering: .relaxed)
+    }
+  }
+
+  @inlinable var subscriptionCount: Int {
+    subscriptionCount(ordering: .relaxed)
+  }
+
+  @inlinable
+  func subscriptionCount(ordering: AtomicOrdering) -> Int {
+    Int(truncatingIfNeeded: audience.load(ordering: ordering) & 0xFFFF_FFFF)
+  }
+
+  /// Adds `delta` to the subscriptions standing; returns the count before.
+  @usableFromInline
+  func countSubscriptions(by delta: Int) -> Int {
+    let old = audience.add(
+      UInt64(bitPattern: Int64(delta)), ordering: .sequentiallyConsistent
+    ).oldValue
+    return Int(truncatingIfNeeded: old & 0xFFFF_FFFF)
+  }
+
+  /// The number of changes of the registry's entries, modulo 2³².
+  @inlinable var registryGeneration: UInt64 {
+    audience.load(ordering: .acquiring) >> 32
+  }
+
+  @usableFromInline
+  func registryChanged() {
+    audience.add(1 << 32, ordering: .releasing)
+  }
+
+  @inlinable var hasQueuedWork: Bool {
+    signals.load(ordering: .acquiring) & 0xFFFF_FFFE != 0
+  }
+
+  /// Adds `delta` to the work in the queue.
+  @usableFromInline
+  func countQueued(by delta: Int) {
+    signals.add(UInt64(bitPattern: Int64(2 * delta)), ordering: .releasing)
+  }
+
+  @inlinable var hasListeners: Bool {
+    signals.load(ordering: .relaxed) >> 32 != 0
+  }
+
+  /// Adds `delta` to the listeners waiting.
+  @usableFromInline
+  func countListeners(by delta: Int) {
+    signals.add(UInt64(bitPattern: Int64(delta) << 32), ordering: .relaxed)
+  }
+
+  @inlinable var isRoundDue: Bool {
+    signals.load(ordering: .relaxed) & 1 != 0
+  }
+
+  /// Marks a round due; returns whether it was not due before.
+  @inlinable
+  func markRoundDue() -> Bool {
+    signals.setBits(1, ordering: .sequentiallyConsistent) & 1 == 0
+  }
+
+  @inlinable
+  func clearRoundDue() {
+    signals.clearBits(1, ordering: .sequentiallyConsistent)
   }
 }
 
@@ -554,7 +669,9 @@ enum Lane: Int, Sendable {
   case mainActor
 }
 
-/// The store's one queue of deferred work, first in first out within each lane.
+/// The store's queue of deferred work in the `round` and `mainActor` lanes, first in first out
+/// within each; behind the bookkeeping lock. The `owner` lane is the process lock's
+/// (`ProcessLock._ownerLane`): only the thread that owns it touches it, so it needs no lock.
 ///
 /// Lanes keep work apart that different threads run at different times: a background thread
 /// that owns the process lock must not run a subscriber's action in the middle of a round, and
@@ -562,7 +679,7 @@ enum Lane: Int, Sendable {
 /// (C14).
 @usableFromInline
 struct WorkQueue: Sendable {
-  private var lanes = [FIFO<Work>](repeating: FIFO(), count: 3)
+  private var lanes = [FIFO<Work>](repeating: FIFO(), count: 2)
   /// Whether a block is posted to the main queue to run the `mainActor` lane.
   @usableFromInline var isMainActorDrainPosted = false
 
@@ -571,12 +688,12 @@ struct WorkQueue: Sendable {
 
   @usableFromInline
   mutating func append(_ work: Work, on lane: Lane) {
-    lanes[lane.rawValue].append(work)
+    lanes[lane.rawValue - 1].append(work)
   }
 
   @usableFromInline
   mutating func popFirst(from lane: Lane) -> Work? {
-    lanes[lane.rawValue].popFirst()
+    lanes[lane.rawValue - 1].popFirst()
   }
 }
 
@@ -650,10 +767,7 @@ final class Reduction<State: Sendable>: Sendable {
   /// dispatch path sends every other thread's work there first (C17).
   @usableFromInline nonisolated(unsafe) let _reduce: InPlace
   @usableFromInline let _listeners: ActionListeners
-  /// Set while a round runs its selectors inside the state lock (`withCommittedState`), so that a
-  /// commit waits for it by spinning rather than sleeping in the kernel: the round is short and
-  /// running, and a wake-up costs a dispatching thread more than the round takes.
-  @usableFromInline let _isSelecting = AtomicCell<Bool>(false)
+  @usableFromInline let _words: StoreWords
   /// For a scope: reads the root's committed state through the scope's key path, with the
   /// root's version, instead of a committed state of its own (`nil` once the root is gone).
   @usableFromInline let _source: Source?
@@ -680,11 +794,12 @@ final class Reduction<State: Sendable>: Sendable {
   }
 
   @usableFromInline
-  init(reduce: @escaping InPlace, state: State?, source: Source?) {
+  init(reduce: @escaping InPlace, state: State?, source: Source?, words: StoreWords) {
     _reduce = reduce
     _source = source
+    _words = words
     _committed = Locked(Committed(state: state))
-    _listeners = ActionListeners()
+    _listeners = ActionListeners(words: words)
   }
 
   /// The committed state; `nil` only while the init action goes through the middleware.
@@ -699,7 +814,7 @@ final class Reduction<State: Sendable>: Sendable {
   /// under the state lock is done; the lock then sleeps if it is still held.
   @usableFromInline
   func waitForSelection() {
-    for _ in 0..<500 where _isSelecting.load(ordering: .relaxed) {
+    for _ in 0..<500 where _words.isSelecting {
       sc_cpu_relax()
     }
   }
@@ -735,10 +850,10 @@ final class Reduction<State: Sendable>: Sendable {
   func withCommittedState<Result>(_ body: (State, UInt64) -> Result) -> Result? {
     // Set once the lock is taken, so that commits spin only while this thread holds it, and
     // cleared once it is released, so that a commit that stops spinning finds it free.
-    defer { _isSelecting.store(false, ordering: .relaxed) }
+    defer { _words.setMainFlag(StoreWords.selecting, false) }
     return _committed.withLock { committed in
       guard let state = committed._state else { return nil }
-      _isSelecting.store(true, ordering: .relaxed)
+      _words.setMainFlag(StoreWords.selecting, true)
       let outer = sc_begin_reducing(
         Unmanaged.passUnretained(self).toOpaque(), sc_selecting_marker())
       defer { sc_end_reducing(outer) }
@@ -774,12 +889,12 @@ final class Reduction<State: Sendable>: Sendable {
     // Copied before the lock, not inside it: the reducer takes the action borrowed, and the copy
     // of the existential that reading `pointee` makes was a seventh of the critical section.
     let copy = action.pointee
-    if _isSelecting.load(ordering: .relaxed) { waitForSelection() }
+    if _words.isSelecting { waitForSelection() }
     let result = _committed.withLock { committed in
       let version = commitLocked(&committed, copy, at: action)
       return read(committed, version)
     }
-    if _listeners._count.load(ordering: .relaxed) > 0 {
+    if _words.hasListeners {
       _listeners.notify(action.pointee)
     }
     return result
@@ -797,7 +912,7 @@ final class Reduction<State: Sendable>: Sendable {
       }
       return committed._version
     }
-    if _listeners._count.load(ordering: .relaxed) > 0 {
+    if _words.hasListeners {
       for action in actions { _listeners.notify(action) }
     }
     return version
@@ -815,7 +930,7 @@ final class Reduction<State: Sendable>: Sendable {
     _reduce(&committed._state, action)
     sc_end_reducing(outer)
     committed._version &+= 1
-    if _listeners._observerCount.load(ordering: .relaxed) > 0 {
+    if _words.hasListeners {
       _listeners.notifyObservers(copy action)
     }
     return committed._version
@@ -836,24 +951,29 @@ final class Reduction<State: Sendable>: Sendable {
 @usableFromInline
 final class ProcessLock: Sendable {
   @usableFromInline let _lock = Locked(())
-  /// The thread that holds `_lock`, or 0.
-  @usableFromInline let _owner = AtomicCell<UInt>(0)
+  /// The thread that holds `_lock` in `owner`, or 0.
+  @usableFromInline let _words: StoreWords
+  /// The owner lane: touched only by the thread recorded in `owner`, which holds `_lock` for as
+  /// long as it is recorded there.
+  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var _ownerLane = FIFO<Work>()
 
   @usableFromInline
-  init() {}
+  init(words: StoreWords) {
+    _words = words
+  }
 
   /// Whether `thread` holds the lock.
   @inlinable
   func isOwned(by thread: UInt) -> Bool {
-    _owner.load(ordering: .relaxed) == thread
+    _words.owner.load(ordering: .relaxed) & ~StoreWords.batching == thread
   }
 
   /// Holds the lock and records `thread` as its owner while `body` runs.
   @inlinable
   func whileOwning<Result>(_ thread: UInt, _ body: () -> Result) -> Result {
     _lock.withLock { _ in
-      _owner.store(thread, ordering: .relaxed)
-      defer { _owner.store(0, ordering: .relaxed) }
+      _words.owner.store(thread, ordering: .relaxed)
+      defer { _words.owner.store(0, ordering: .relaxed) }
       return body()
     }
   }

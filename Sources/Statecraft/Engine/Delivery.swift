@@ -11,16 +11,12 @@ import StatecraftAtomics
 /// longer than one round (C5, C7).
 @usableFromInline
 final class MainLoop<State: Sendable>: Sendable {
-  /// Whether a round is scheduled on the main queue and has not started yet.
-  ///
-  /// Any thread sets it; the round clears it before it reads the state, so a commit after that
-  /// read schedules another round.
-  @usableFromInline let _isRoundDue = AtomicCell<Bool>(false)
-  /// Mirrors `isRunning` for `dispatch`, which must not ask for the main queue on every call.
-  @usableFromInline let _isRunningMirror = AtomicCell<Bool>(false)
-  /// The time (on `_pacing`'s clock) before which no scheduled round starts: the last one's start
-  /// plus `RoundPacing.interval` (C7).
-  @usableFromInline let _earliestRound = AtomicCell<UInt64>(0)
+  /// Whether a round is due (`signals`: any thread sets it; the round clears it before it reads
+  /// the state, so a commit after that read schedules another round), whether one runs
+  /// (`mainFlags`, for `dispatch`, which must not ask for the main queue on every call), and the
+  /// time before which no scheduled round starts (`earliestRound`: the last one's start plus
+  /// `RoundPacing.interval`, C7).
+  @usableFromInline let _words: StoreWords
   @usableFromInline let _pacing: RoundPacing
 
   /// What the main queue keeps between and during rounds.
@@ -60,13 +56,14 @@ final class MainLoop<State: Sendable>: Sendable {
     get { _rounds.isRunning }
     set {
       _rounds.isRunning = newValue
-      _isRunningMirror.store(newValue, ordering: .relaxed)
+      _words.setMainFlag(StoreWords.running, newValue)
     }
   }
 
   @usableFromInline
-  init(pacing: RoundPacing) {
+  init(pacing: RoundPacing, words: StoreWords) {
     _pacing = pacing
+    _words = words
   }
 
   deinit {
@@ -78,9 +75,7 @@ final class MainLoop<State: Sendable>: Sendable {
   /// Makes sure a round runs on the main queue soon; at most one waits at a time.
   @inlinable
   func scheduleRound(_ core: StoreCore<State>) {
-    guard !_isRoundDue.load(ordering: .relaxed),
-      !_isRoundDue.exchange(true, ordering: .sequentiallyConsistent)
-    else { return }
+    guard !_words.isRoundDue, _words.markRoundDue() else { return }
     postRound(core)
   }
 
@@ -88,7 +83,7 @@ final class MainLoop<State: Sendable>: Sendable {
   @inlinable
   func postRound(_ core: StoreCore<State>) {
     let now = _pacing._now()
-    let earliest = _earliestRound.load(ordering: .relaxed)
+    let earliest = _words.earliestRound.load(ordering: .relaxed)
     _pacing._post(earliest > now ? earliest - now : 0) { [weak core] in
       guard let core else { return }
       core._mainLoop.runScheduledRound(core)
@@ -98,7 +93,7 @@ final class MainLoop<State: Sendable>: Sendable {
   /// Runs a round that `postRound` posted, after noting when the next may start.
   @usableFromInline
   func runScheduledRound(_ core: StoreCore<State>) {
-    _earliestRound.store(_pacing._now() &+ RoundPacing.interval, ordering: .relaxed)
+    _words.earliestRound.store(_pacing._now() &+ RoundPacing.interval, ordering: .relaxed)
     runRound(core)
   }
 
@@ -125,16 +120,14 @@ final class MainLoop<State: Sendable>: Sendable {
       _rounds.isRoundRequested = true
       return
     }
-    if _isRoundDue.load(ordering: .relaxed) {
-      _isRoundDue.store(false, ordering: .sequentiallyConsistent)
-    }
+    if _words.isRoundDue { _words.clearRoundDue() }
     guard !core.isBatchOpenOnAnotherThread else { return }  // its end schedules a round
     _isRunning = true
     defer { endRound(core) }
     deliverNewest(core, ifVersion: nil, committed: consume committed)
     // What subscribers dispatched waits on the round lane; this thread queued it, so a relaxed
     // load sees it.
-    if core._queued.load(ordering: .relaxed) > 0 { runChain(core) }
+    if _words.signals.load(ordering: .relaxed) & 0xFFFF_FFFE != 0 { runChain(core) }
   }
 
   /// Ends a round, and posts the round a run loop inside it asked for.
@@ -228,7 +221,7 @@ final class MainLoop<State: Sendable>: Sendable {
     _ core: StoreCore<State>, ifVersion expected: UInt64?,
     committed: consuming Reduction<State>.Snapshot? = nil
   ) -> Bool {
-    let generation = core._entriesGeneration.load(ordering: .acquiring)
+    let generation = _words.registryGeneration
     if generation != _rounds.entriesGeneration {
       (_rounds.entries, _rounds.addresses) =
         core._books.withLock { ($0.registry._entries, $0.registry._addresses) }
@@ -662,13 +655,13 @@ struct Registry<State: Sendable>: Sendable {
   private var inactiveCount = 0
   /// Counts the changes of `_entries` (shared with the core, which reads it without the
   /// registry's lock).
-  private let generation: AtomicCell<UInt64>
+  private let words: StoreWords
 
   var activeCount: Int { _entries.count - inactiveCount }
 
   @usableFromInline
-  init(generation: AtomicCell<UInt64>) {
-    self.generation = generation
+  init(words: StoreWords) {
+    self.words = words
   }
 
   /// Adds `entry` at the end; an entry of the same owner is replaced.
@@ -684,7 +677,7 @@ struct Registry<State: Sendable>: Sendable {
     }
     _entries.append(entry)
     _addresses.append(UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque()))
-    generation.add(1, ordering: .releasing)
+    words.registryChanged()
     return replaced
   }
 
@@ -728,7 +721,7 @@ struct Registry<State: Sendable>: Sendable {
       for entry in _entries {
         _addresses.append(UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque()))
       }
-      generation.add(1, ordering: .releasing)
+      words.registryChanged()
       inactiveCount = 0
     }
     return true
@@ -872,14 +865,14 @@ extension StoreCore: SubscriptionRemoving {
   /// yet compacted included); for the package's tests of removal and compaction.
   package var subscriptionCounts: (standing: Int, registered: Int) {
     (
-      _subscriptionCount.load(ordering: .sequentiallyConsistent),
+      _words.subscriptionCount(ordering: .sequentiallyConsistent),
       _books.withLock { $0.registry._entries.count }
     )
   }
 
   /// Changes the subscription count and tells the occupancy observer when it crosses zero.
   private func countSubscriptions(by delta: Int) {
-    let old = _subscriptionCount.add(delta, ordering: .sequentiallyConsistent).oldValue
+    let old = _words.countSubscriptions(by: delta)
     guard (old == 0) != (old + delta == 0) else { return }
     _books.withLock { $0.occupancyObserver }?()
   }

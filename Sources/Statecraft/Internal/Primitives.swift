@@ -124,38 +124,46 @@ package protocol AtomicWordRepresentable {
   var atomicWord: UInt64 { get }
 }
 
-/// An atomic value in its own object and its own cache line, usable on every system Statecraft
-/// supports.
+/// Atomic 64-bit words in one allocation, usable on every system Statecraft supports.
 ///
 /// `Synchronization.Atomic` needs macOS 15 and iOS 18. The operations are compiler builtins in
-/// the `StatecraftAtomics` C module, which ThreadSanitizer instruments; the word is reached only
-/// through its address, so Swift's exclusivity checks never see it. The methods mirror
-/// `Atomic`'s; each call's ordering is a literal, so the switch folds away once inlined. The one
-/// cost against `Atomic` is the load of the cell's reference.
-///
-/// The word sits between two pads of a cache line less a word each (`_Pad`), so that the line
-/// it is in holds nothing else, whatever the allocator puts beside the object: the flags every
-/// dispatch reads would otherwise share a line with the state lock's buffer, which every commit
-/// writes (Benchmarks/README.md, workloads n and g, for what it gains and costs).
-@usableFromInline
-package final class AtomicCell<Value: AtomicWordRepresentable>: @unchecked Sendable {
-  // @unchecked Sendable: the word is only read and written by the atomic operations below.
-  // Laid out in this order: the word's address is the stored properties' plus one pad.
-  @usableFromInline var _before: _Pad = _padding
-  @usableFromInline var _word: UInt64
-  @usableFromInline var _after: _Pad = _padding
+/// the `StatecraftAtomics` C module, which ThreadSanitizer instruments. Each word is reached only
+/// through its address, as an ``AtomicWord``, so Swift's exclusivity checks never see it; the
+/// words live in a `ManagedBuffer`'s elements, whose address is fixed while the buffer lives.
+/// Copies share the words.
+@usableFromInline @frozen
+package struct AtomicWords: @unchecked Sendable {
+  // @unchecked Sendable: the words are only read and written by the atomic operations of
+  // `AtomicWord`.
+  @usableFromInline let _buffer: ManagedBuffer<Void, UInt64>
 
+  /// Makes `count` words, each 0.
   @usableFromInline
+  package init(count: Int) {
+    _buffer = .create(minimumCapacity: count) { buffer in
+      buffer.withUnsafeMutablePointerToElements { $0.initialize(repeating: 0, count: count) }
+    }
+  }
+
+  /// The word at `index`, as a `Value`; usable while these words are kept.
+  @inlinable
+  package subscript<Value: AtomicWordRepresentable>(_ index: Int) -> AtomicWord<Value> {
+    AtomicWord(_buffer.withUnsafeMutablePointerToElements { $0 + index })
+  }
+}
+
+/// One atomic value in an allocation of its own, for code outside the engine.
+@usableFromInline @frozen
+package struct AtomicCell<Value: AtomicWordRepresentable>: Sendable {
+  @usableFromInline let _words: AtomicWords
+
   package init(_ value: Value) {
-    _word = value.atomicWord
+    _words = AtomicWords(count: 1)
+    _atomic.store(value, ordering: .relaxed)
   }
 
   @inlinable
-  var _atomic: AtomicWord<Value> {
-    AtomicWord(
-      (_getUnsafePointerToStoredProperties(self) + MemoryLayout<_Pad>.size)
-        .assumingMemoryBound(to: UInt64.self))
-  }
+  var _atomic: AtomicWord<Value> { _words[0] }
 
   @inlinable
   package func load(ordering: AtomicOrdering) -> Value {
@@ -189,28 +197,11 @@ extension AtomicCell where Value: FixedWidthInteger {
   }
 }
 
-// A cache line less one word: 128-byte lines on 64-bit ARM (Apple silicon), 64 elsewhere. With
-// an object starting on a 16-byte boundary after its 16-byte header, a word after one pad and
-// before another has its line to itself.
-#if arch(arm64) || arch(arm64_32)
-  @usableFromInline
-  typealias _Pad = (
-    UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-    UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64
-  )
-  @usableFromInline let _padding: _Pad = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-#else
-  @usableFromInline
-  typealias _Pad = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
-  @usableFromInline let _padding: _Pad = (0, 0, 0, 0, 0, 0, 0)
-#endif
-
 /// The atomic operations on one 64-bit word, reached by its address.
 ///
-/// ``AtomicCell`` keeps one word in its own object; an object that needs several atomic fields
-/// keeps them in one stored tuple and hands out an `AtomicWord` for each (as
-/// `SubscriptionStatus` does), which saves an allocation per field. The object that holds the
-/// word must outlive every use of its `AtomicWord`.
+/// Made by ``AtomicWords``, whose buffer must outlive every use of the word. The methods mirror
+/// `Synchronization.Atomic`'s; each call's ordering is a literal, so the switch folds away once
+/// inlined.
 @usableFromInline @frozen
 package struct AtomicWord<Value: AtomicWordRepresentable> {
   @usableFromInline let _address: UnsafeMutablePointer<UInt64>
@@ -251,6 +242,30 @@ package struct AtomicWord<Value: AtomicWordRepresentable> {
       case .sequentiallyConsistent: sc_exchange_seq_cst(_address, value.atomicWord)
       }
     return Value(atomicWord: old)
+  }
+}
+
+extension AtomicWord where Value == UInt64 {
+  /// Sets the bits of `mask`; returns the word before.
+  @inlinable
+  @discardableResult
+  package func setBits(_ mask: UInt64, ordering: AtomicOrdering) -> UInt64 {
+    switch ordering {
+    case .relaxed: sc_fetch_or_relaxed(_address, mask)
+    case .acquiring, .releasing, .acquiringAndReleasing, .sequentiallyConsistent:
+      sc_fetch_or_seq_cst(_address, mask)
+    }
+  }
+
+  /// Clears the bits of `mask`; returns the word before.
+  @inlinable
+  @discardableResult
+  package func clearBits(_ mask: UInt64, ordering: AtomicOrdering) -> UInt64 {
+    switch ordering {
+    case .relaxed: sc_fetch_and_relaxed(_address, ~mask)
+    case .acquiring, .releasing, .acquiringAndReleasing, .sequentiallyConsistent:
+      sc_fetch_and_seq_cst(_address, ~mask)
+    }
   }
 }
 

@@ -104,7 +104,7 @@ private final class ScopeAnchor<Slice: Sendable>: Sendable {
   func update() {
     let released = references.withLock { references -> Store<Slice>? in
       guard let scope = references.strong ?? references.weak else { return nil }
-      let isSubscribed = scope._core._subscriptionCount.load(ordering: .sequentiallyConsistent) > 0
+      let isSubscribed = scope._core._words.subscriptionCount(ordering: .sequentiallyConsistent) > 0
       defer { references.strong = isSubscribed ? scope : nil }
       return isSubscribed ? nil : references.strong
     }

@@ -39,6 +39,20 @@ SC_EXCHANGE(release, __ATOMIC_RELEASE)
 SC_EXCHANGE(acq_rel, __ATOMIC_ACQ_REL)
 SC_EXCHANGE(seq_cst, __ATOMIC_SEQ_CST)
 
+#define SC_FETCH_OR(name, order) \
+  static inline uint64_t sc_fetch_or_##name(uint64_t *word, uint64_t mask) { \
+    return __atomic_fetch_or(word, mask, order); \
+  }
+#define SC_FETCH_AND(name, order) \
+  static inline uint64_t sc_fetch_and_##name(uint64_t *word, uint64_t mask) { \
+    return __atomic_fetch_and(word, mask, order); \
+  }
+
+SC_FETCH_OR(relaxed, __ATOMIC_RELAXED)
+SC_FETCH_OR(seq_cst, __ATOMIC_SEQ_CST)
+SC_FETCH_AND(relaxed, __ATOMIC_RELAXED)
+SC_FETCH_AND(seq_cst, __ATOMIC_SEQ_CST)
+
 SC_FETCH_ADD(relaxed, __ATOMIC_RELAXED)
 SC_FETCH_ADD(acquire, __ATOMIC_ACQUIRE)
 SC_FETCH_ADD(release, __ATOMIC_RELEASE)

@@ -1,0 +1,61 @@
+import Testing
+
+@testable import Statecraft
+
+@Suite struct AtomicWordsTests {
+  /// Each word is its own: an operation on one leaves the others as they were.
+  @Test func wordsAreIndependent() {
+    let words = AtomicWords(count: 6)
+    for index in 0..<6 {
+      let word: AtomicWord<UInt64> = words[index]
+      word.store(UInt64(index) * 100, ordering: .relaxed)
+    }
+    let first: AtomicWord<UInt64> = words[0]
+    first.add(1, ordering: .relaxed)
+    let values = (0..<6).map { index -> UInt64 in
+      let word: AtomicWord<UInt64> = words[index]
+      return word.load(ordering: .relaxed)
+    }
+    #expect(values == [1, 100, 200, 300, 400, 500])
+  }
+
+  @Test func bitOperationsReturnTheWordBefore() {
+    let word: AtomicWord<UInt64> = AtomicWords(count: 1)[0]
+    #expect(word.setBits(0b101, ordering: .sequentiallyConsistent) == 0)
+    #expect(word.clearBits(0b001, ordering: .relaxed) == 0b101)
+    #expect(word.load(ordering: .relaxed) == 0b100)
+  }
+
+  /// The packed fields of a store's words do not spill into each other: work in the queue, a
+  /// round due and listeners share `signals`; subscriptions and the registry's generation share
+  /// `audience`.
+  @Test func storeWordsKeepTheirFieldsApart() {
+    let words = StoreWords()
+    #expect(words.markRoundDue())
+    #expect(!words.markRoundDue())
+    words.countQueued(by: 3)
+    words.countListeners(by: 2)
+    words.countQueued(by: -3)
+    #expect(!words.hasQueuedWork)
+    #expect(words.hasListeners)
+    #expect(words.isRoundDue)
+    words.clearRoundDue()
+    words.countListeners(by: -2)
+    #expect(words.signals.load(ordering: .relaxed) == 0)
+
+    words.registryChanged()
+    #expect(words.countSubscriptions(by: 1) == 0)
+    #expect(words.countSubscriptions(by: 1) == 1)
+    #expect(words.countSubscriptions(by: -1) == 2)
+    #expect(words.subscriptionCount == 1)
+    #expect(words.registryGeneration == 1)
+  }
+
+  @Test func aCellHoldsItsValue() {
+    let cell = AtomicCell<Int>(41)
+    cell.add(1, ordering: .relaxed)
+    #expect(cell.load(ordering: .relaxed) == 42)
+    #expect(cell.exchange(7, ordering: .acquiringAndReleasing) == 42)
+    #expect(cell.subtract(2, ordering: .relaxed).newValue == 5)
+  }
+}
