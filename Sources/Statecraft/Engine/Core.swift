@@ -669,9 +669,11 @@ enum Lane: Int, Sendable {
   case mainActor
 }
 
-/// The store's queue of deferred work in the `round` and `mainActor` lanes, first in first out
-/// within each; behind the bookkeeping lock. The `owner` lane is the process lock's
-/// (`ProcessLock._ownerLane`): only the thread that owns it touches it, so it needs no lock.
+/// The store's queue of deferred work in the `round` and `mainActor` lanes.
+///
+/// First in first out within each lane, behind the bookkeeping lock. The `owner` lane is the
+/// process lock's (`ProcessLock._ownerLane`): only the thread that owns it touches it, so it
+/// needs no lock.
 ///
 /// Lanes keep work apart that different threads run at different times: a background thread
 /// that owns the process lock must not run a subscriber's action in the middle of a round, and
