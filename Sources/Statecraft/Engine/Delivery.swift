@@ -381,55 +381,53 @@ enum DeliveryPass {
   }
 }
 
-/// Whether a subscription still delivers, shared by its entry and its last step.
+/// Whether a subscription still delivers: four atomic words in one allocation, shared by its
+/// entry, its last step and its token.
 ///
-/// The last step holds it strongly (not the entry weakly) to mark the subscription gone when it
-/// finds the subscriber deallocated: a weak reference would move the entry's reference counts to
-/// the slow path on every notification.
-@usableFromInline
-class SubscriptionStatus: @unchecked Sendable {
-  // @unchecked Sendable: the words are only read and written through the atomic operations of
-  // `AtomicWord`. One stored tuple instead of three `AtomicCell`s: three allocations less per
-  // subscription (96 requested bytes), and one cache line for what each delivery reads.
-  @usableFromInline var _words:
-    (isActive: UInt64, isRemoved: UInt64, startVersion: UInt64, isHolding: UInt64) = (1, 0, 0, 0)
+/// The last step holds it (not the entry weakly) to mark the subscription gone when it finds the
+/// subscriber deallocated: a weak reference would move the entry's reference counts to the slow
+/// path on every notification.
+@usableFromInline @frozen
+struct SubscriptionStatus: Sendable {
+  @usableFromInline let _words: AtomicWords
 
-  @inlinable
-  final var _base: UnsafeMutablePointer<UInt64> {
-    _getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: UInt64.self)
+  @usableFromInline
+  init() {
+    _words = AtomicWords(count: 4)
+    _isActive.store(true, ordering: .relaxed)
   }
+
+  /// Names the subscription, for the registry and the token.
+  var identity: ObjectIdentifier { ObjectIdentifier(_words._buffer) }
 
   /// Cleared by removal (any thread) or when the subscriber is found deallocated.
   ///
   /// Checked just before each delivery, so removal during a notification round takes effect at
   /// once.
   @inlinable
-  final var _isActive: AtomicWord<Bool> { AtomicWord(_base) }
+  var _isActive: AtomicWord<Bool> { _words[0] }
 
-  /// Set once the registry has counted the subscription as removed; guarded by the registry
+  /// Set once the registry has counted the subscription as removed; guarded by the bookkeeping
   /// lock.
   @inlinable
-  final var _isRemoved: AtomicWord<Bool> { AtomicWord(_base + 1) }
+  var _isRemoved: AtomicWord<Bool> { _words[1] }
 
   /// The version of the state delivered on subscribing; later deliveries must be newer.
   ///
   /// `UInt64.max` until a subscription made off the main queue gets its first state there; set
   /// before the entry is shared or on the main queue, and read only there.
   @inlinable
-  final var _startVersion: AtomicWord<UInt64> { AtomicWord(_base + 2) }
+  var _startVersion: AtomicWord<UInt64> { _words[2] }
 
   /// Set when the subscription's steps hold a value for the subscriber.
   ///
   /// A round's first phase ran them under the state lock, and its second phase hands the value
   /// over (C13). Touched only on the main queue.
   @inlinable
-  final var _isHolding: AtomicWord<Bool> { AtomicWord(_base + 3) }
+  var _isHolding: AtomicWord<Bool> { _words[3] }
 
   @usableFromInline
-  init() {}
-
-  @usableFromInline
-  final func markGone() {
+  func markGone() {
     _isActive.store(false, ordering: .releasing)
   }
 }
@@ -468,27 +466,25 @@ struct HeldValues<Value> {
   }
 }
 
-/// The status of a subscriber object's subscription, which also holds the subscriber weakly and
-/// the values its steps selected until the subscriber receives them.
+/// The last step of a subscriber object's subscription: holds the subscriber weakly and the
+/// values its steps selected until the subscriber receives them.
 ///
 /// The last step calls ``hold(_:)`` through a closure that captures only this object, so the
 /// closure needs no context of its own: one allocation less per subscription than a closure
-/// capturing the subscriber weakly and the status.
+/// capturing the subscriber weakly and the status. Used only on the main queue.
 @usableFromInline
-final class SubscriberStatus<Subscriber: StoreSubscriber>: SubscriptionStatus,
-  @unchecked Sendable
-{
-  // @unchecked Sendable: the subscriber and the held values are used only on the main queue.
-  @usableFromInline weak let _subscriber: Subscriber?
+final class SubscriberReceiver<Subscriber: StoreSubscriber> {
+  @usableFromInline let _status: SubscriptionStatus
+  @usableFromInline weak var _subscriber: Subscriber?
   // Unchecked: touched only on the main queue, by `hold` and `deliverHeld`, which never overlap;
   // the run-time checks would cost a third of a notification (benchmark c).
   @exclusivity(unchecked) @usableFromInline
   var _held = HeldValues<Subscriber.StoreSubscriberStateType>()
 
   @usableFromInline
-  init(_ subscriber: Subscriber) {
+  init(_ subscriber: Subscriber, status: SubscriptionStatus) {
     _subscriber = subscriber
-    super.init()
+    _status = status
   }
 
   /// Keeps `value` for ``deliverHeld()``; the last step of the subscription.
@@ -496,7 +492,7 @@ final class SubscriberStatus<Subscriber: StoreSubscriber>: SubscriptionStatus,
   @inlinable
   func hold(_ value: Subscriber.StoreSubscriberStateType) {
     _held.append(value)
-    _isHolding.store(true, ordering: .relaxed)
+    _status._isHolding.store(true, ordering: .relaxed)
   }
 
   /// Hands the held values to the subscriber, or marks the subscription gone if the subscriber
@@ -504,10 +500,10 @@ final class SubscriberStatus<Subscriber: StoreSubscriber>: SubscriptionStatus,
   @MainActor
   @inlinable
   func deliverHeld() {
-    _isHolding.store(false, ordering: .relaxed)
+    _status._isHolding.store(false, ordering: .relaxed)
     guard let subscriber = _subscriber else {
       _held = HeldValues()
-      markGone()
+      _status.markGone()
       return
     }
     _held.deliver { subscriber.newState(state: $0) }
@@ -523,7 +519,7 @@ final class SubscriberStatus<Subscriber: StoreSubscriber>: SubscriptionStatus,
 final class ClosureReceiver<Value> {
   @usableFromInline let _status: SubscriptionStatus
   @usableFromInline let _receive: @MainActor (Value) -> Void
-  // Unchecked, as `SubscriberStatus._held`.
+  // Unchecked, as `SubscriberReceiver._held`.
   @exclusivity(unchecked) @usableFromInline var _held = HeldValues<Value>()
 
   @usableFromInline
@@ -569,14 +565,12 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
 
   nonisolated var status: SubscriptionStatus { _status }
 
-  init(
-    owner: ObjectIdentifier?, status: SubscriptionStatus, startVersion: UInt64,
-    receive: @escaping (State) -> Void, deliverHeld: @escaping () -> Void
-  ) {
+  /// Makes an entry whose steps are not built yet: the first step sets `_receive` when the
+  /// subscription's steps are attached (`Store.makeSubscription`).
+  @usableFromInline
+  init(owner: ObjectIdentifier?, status: SubscriptionStatus, deliverHeld: @escaping () -> Void) {
     self.owner = owner
     _status = status
-    status._startVersion.store(startVersion, ordering: .relaxed)
-    _receive = receive
     _deliverHeld = deliverHeld
   }
 
@@ -673,7 +667,7 @@ struct Registry<State: Sendable>: Sendable {
       replaced = byOwner.updateValue(entry, forKey: owner)
       if let replaced { deactivate(replaced) }
     } else {
-      byStatus[ObjectIdentifier(entry.status)] = entry
+      byStatus[entry.status.identity] = entry
     }
     _entries.append(entry)
     _addresses.append(UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque()))
@@ -693,7 +687,7 @@ struct Registry<State: Sendable>: Sendable {
   ///
   /// Returns the removed entry, if there was one.
   mutating func remove(status: SubscriptionStatus) -> SubscriptionEntry<State>? {
-    guard let entry = byStatus.removeValue(forKey: ObjectIdentifier(status)), deactivate(entry)
+    guard let entry = byStatus.removeValue(forKey: status.identity), deactivate(entry)
     else { return nil }
     return entry
   }
@@ -705,7 +699,7 @@ struct Registry<State: Sendable>: Sendable {
     if let owner = entry.owner {
       if byOwner[owner] === entry { byOwner[owner] = nil }
     } else {
-      byStatus[ObjectIdentifier(entry.status)] = nil
+      byStatus[entry.status.identity] = nil
     }
     return deactivate(entry)
   }
@@ -728,20 +722,6 @@ struct Registry<State: Sendable>: Sendable {
   }
 }
 
-/// The first step of a subscription: hands the store's states to the steps the transform added.
-@usableFromInline
-final class SubscriptionRelay<State> {
-  @usableFromInline var _downstream: (State) -> Void = { _ in }
-
-  @usableFromInline
-  init() {}
-
-  @inlinable
-  var subscription: Subscription<State> {
-    Subscription { self._downstream = $0 }
-  }
-}
-
 /// `==` for `Value` when it is `Equatable`, found at run time so that generic code gets
 /// automatic skip-repeats too.
 @usableFromInline
@@ -760,34 +740,26 @@ extension Equatable {
 }
 
 extension StoreCore: SubscriptionRemoving {
-  /// Registers a subscription whose steps end in `relay` and delivers the current state to it.
+  /// Registers a subscriber object's subscription and delivers the current state to it.
   ///
   /// Counts the subscription before reading the state: every commit after the read then
   /// notifies, and the entry's version gate drops what it already has (C8).
   @MainActor
   @usableFromInline
-  func register(
-    _ relay: SubscriptionRelay<State>, status: SubscriptionStatus,
-    deliverHeld: @escaping () -> Void, owner: ObjectIdentifier
-  ) {
-    add(relay, status: status, deliverHeld: deliverHeld, owner: owner)
+  func register(_ entry: SubscriptionEntry<State>) {
+    add(entry)
   }
 
   /// Registers the subscription at once; on the main queue it also delivers the current state,
   /// elsewhere (Swift 5 code calling `subscribe` off the main actor) the newest state is
   /// delivered on the main queue as soon as it runs, and rounds skip the entry until then (C15).
   @MainActor
-  private func add(
-    _ relay: SubscriptionRelay<State>, status: SubscriptionStatus,
-    deliverHeld: @escaping () -> Void, owner: ObjectIdentifier?
-  ) {
+  private func add(_ entry: SubscriptionEntry<State>) {
     _reduction.checkNotReducing(.method("subscribe"))
     countSubscriptions(by: 1)
     guard let (state, version) = _reduction.snapshot else { Misuse.noState() }
     let isMainQueue = MainQueue.isCurrent
-    let entry = SubscriptionEntry<State>(
-      owner: owner, status: status, startVersion: isMainQueue ? version : .max,
-      receive: relay._downstream, deliverHeld: deliverHeld)
+    entry.status._startVersion.store(isMainQueue ? version : .max, ordering: .relaxed)
     if isMainQueue { _mainLoop.forgetSubscriptions() }
     let (replaced, count) = _books.withLock { ($0.registry.add(entry), $0.registry._entries.count) }
     if let replaced {
@@ -817,15 +789,12 @@ extension StoreCore: SubscriptionRemoving {
   /// Registers a closure subscription and returns the token that ends it.
   @MainActor
   @usableFromInline
-  func registerToken(
-    _ relay: SubscriptionRelay<State>, status: SubscriptionStatus,
-    deliverHeld: @escaping () -> Void
-  ) -> SubscriptionToken {
-    add(relay, status: status, deliverHeld: deliverHeld, owner: nil)
+  func registerToken(_ entry: SubscriptionEntry<State>) -> SubscriptionToken {
+    add(entry)
     // The registry alone owns the entry, so releasing the store releases the closure, which
     // lets a stream built on it finish. The token holds the store weakly and names the entry by
     // its status.
-    return SubscriptionToken(store: self, status: status)
+    return SubscriptionToken(store: self, status: entry.status)
   }
 
   func removeSubscription(of owner: ObjectIdentifier) {

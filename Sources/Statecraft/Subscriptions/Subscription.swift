@@ -284,19 +284,18 @@ extension Store {
   }
 
   /// The one path of every `subscribe`: builds the subscription from `transform`, adds
-  /// skip-repeats with `repeats` when the store skips repeats automatically, and ends it in
-  /// `receive`, the status's `hold`.
-  ///
-  /// Returns the first step, which the store feeds.
+  /// skip-repeats with `repeats` when the store skips repeats automatically, ends it in
+  /// `receive`, the receiver's `hold`, and keeps the composed steps in `entry`, which the store
+  /// feeds.
   @MainActor
   @inlinable
   func makeSubscription<SelectedState>(
     _ transform: (Subscription<State>) -> Subscription<SelectedState>,
     repeats: ((SelectedState, SelectedState) -> Bool)?,
+    into entry: SubscriptionEntry<State>,
     receive: @escaping (SelectedState) -> Void
-  ) -> SubscriptionRelay<State> {
-    let relay = SubscriptionRelay<State>()
-    var selection = transform(relay.subscription)
+  ) {
+    var selection = transform(Subscription { entry._receive = $0 })
     if _core._automaticallySkipsRepeats, let repeats {
       selection = selection._skipEqual(repeats)
     }
@@ -308,7 +307,6 @@ extension Store {
       }
     #endif
     selection._attach(receive)
-    return relay
   }
 
   @MainActor
@@ -318,11 +316,13 @@ extension Store {
     _ transform: (Subscription<State>) -> Subscription<SelectedState>,
     repeats: ((SelectedState, SelectedState) -> Bool)?
   ) where Subscriber.StoreSubscriberStateType == SelectedState {
-    let status = SubscriberStatus(subscriber)
-    let relay = makeSubscription(transform, repeats: repeats) { status.hold($0) }
-    _core.register(
-      relay, status: status, deliverHeld: { status.deliverHeld() },
-      owner: ObjectIdentifier(subscriber))
+    let status = SubscriptionStatus()
+    let receiver = SubscriberReceiver(subscriber, status: status)
+    let entry = SubscriptionEntry<State>(
+      owner: ObjectIdentifier(subscriber), status: status,
+      deliverHeld: { receiver.deliverHeld() })
+    makeSubscription(transform, repeats: repeats, into: entry) { receiver.hold($0) }
+    _core.register(entry)
   }
 
   /// Subscribes a closure to a selection of the state for as long as you keep the returned token:
@@ -353,9 +353,12 @@ extension Store {
   ) -> SubscriptionToken {
     let status = SubscriptionStatus()
     let receiver = ClosureReceiver(status: status, receive: receive)
-    let relay = makeSubscription(
-      transform, repeats: dynamicEquality(of: SelectedState.self), receive: { receiver.hold($0) })
-    return _core.registerToken(relay, status: status, deliverHeld: { receiver.deliverHeld() })
+    let entry = SubscriptionEntry<State>(
+      owner: nil, status: status, deliverHeld: { receiver.deliverHeld() })
+    makeSubscription(
+      transform, repeats: dynamicEquality(of: SelectedState.self), into: entry,
+      receive: { receiver.hold($0) })
+    return _core.registerToken(entry)
   }
 
   /// Subscribes a closure to an `Equatable` selection of the state.
@@ -377,8 +380,10 @@ extension Store {
   ) -> SubscriptionToken {
     let status = SubscriptionStatus()
     let receiver = ClosureReceiver(status: status, receive: receive)
-    let relay = makeSubscription(transform, repeats: { $0 == $1 }, receive: { receiver.hold($0) })
-    return _core.registerToken(relay, status: status, deliverHeld: { receiver.deliverHeld() })
+    let entry = SubscriptionEntry<State>(
+      owner: nil, status: status, deliverHeld: { receiver.deliverHeld() })
+    makeSubscription(transform, repeats: { $0 == $1 }, into: entry, receive: { receiver.hold($0) })
+    return _core.registerToken(entry)
   }
 
   /// Ends the subscription of `subscriber`.

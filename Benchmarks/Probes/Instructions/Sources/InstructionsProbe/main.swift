@@ -83,6 +83,30 @@ let passThrough: Middleware<Int> = { _, _ in { next in { action in next(action) 
   }
 }
 
+@inline(never) @MainActor func rowSubscribe(_ count: Int) {
+  let store = Store<Fields>(reducer: fieldsReducer, state: nil)
+  let view = View()
+  for _ in 0..<count {
+    store.subscribe(view) { $0.select(\.count) }
+    store.unsubscribe(view)
+  }
+}
+
+@inline(never) @MainActor func rowSubscribeAmongMany(_ count: Int) {
+  let store = Store<Fields>(reducer: fieldsReducer, state: nil)
+  let views = (0..<10_000).map { _ in View() }
+  for view in views { store.subscribe(view) { $0.select(\.other) } }
+  let view = View()
+  store.dispatch(Tick())
+  for _ in 0..<count {
+    store.subscribe(view) { $0.select(\.count) }
+    store.dispatch(Tick())
+    store.unsubscribe(view)
+    store.dispatch(Tick())
+  }
+  withExtendedLifetime(views) {}
+}
+
 @inline(never) func rowBackground(_ count: Int) {
   let store = Store<Fields>(reducer: fieldsReducer, state: nil)
   let done = DispatchSemaphore(value: 0)
@@ -105,6 +129,8 @@ MainActor.assumeIsolated {
   case "mainActor": rowMainActorReducer(count)
   case "scope": rowScope(count)
   case "thunk": rowThunk(count)
+  case "subscribe": rowSubscribe(count)
+  case "subscribeAmongMany": rowSubscribeAmongMany(count)
   case "background": rowBackground(count)
   default: fatalError("unknown row \(row)")
   }
