@@ -1,60 +1,50 @@
 /// The tasks waiting for an action (``ThunkContext/take(where:timeout:)``) or a state
 /// (``ThunkContext/condition(_:timeout:)``), checked after every commit.
 @usableFromInline
-final class ActionListeners: Sendable {
-  struct Listener: Sendable {
-    let matches: @Sendable (any Action) -> Bool
-    let resume: @Sendable (Result<any Action, any Error>) -> Void
-  }
+final class ActionListeners<State: Sendable>: Sendable {
+  typealias Listener = ActionListenersListener
 
-  private struct Book: Sendable {
-    var listeners: [UInt64: Listener] = [:]
-    var observers: [UInt64: @Sendable (any Action) -> Void] = [:]
-    var nextID: UInt64 = 0
-  }
-
-  private let book = Locked(Book())
+  /// The store's bookkeeping, whose `listeners` this owns; a waiter holds this, never the store.
+  private let books: Locked<Books<State>>
   /// Counts listeners and observers together (`signals`), so that a commit with none reads one
   /// word.
   private let words: StoreWords
 
   @usableFromInline
-  init(words: StoreWords) {
+  init(books: Locked<Books<State>>, words: StoreWords) {
+    self.books = books
     self.words = words
   }
 
   func makeID() -> UInt64 {
-    book.withLock {
-      $0.nextID += 1
-      return $0.nextID
-    }
+    books.withLock { $0.listeners.makeID() }
   }
 
   func add(_ listener: Listener, id: UInt64) {
-    book.withLock { $0.listeners[id] = listener }
+    books.withLock { $0.listeners.waiting[id] = listener }
     words.countListeners(by: 1)
   }
 
   /// Removes the listener `id` and returns it, if it still waits: whoever removes it resumes it.
   func remove(_ id: UInt64) -> Listener? {
-    let listener = book.withLock { $0.listeners.removeValue(forKey: id) }
+    let listener = books.withLock { $0.listeners.waiting.removeValue(forKey: id) }
     if listener != nil { words.countListeners(by: -1) }
     return listener
   }
 
   /// Adds an observer that sees every reduced action until removed.
   func addObserver(_ observer: @escaping @Sendable (any Action) -> Void) -> UInt64 {
-    let id = book.withLock {
-      $0.nextID += 1
-      $0.observers[$0.nextID] = observer
-      return $0.nextID
+    let id = books.withLock {
+      let id = $0.listeners.makeID()
+      $0.listeners.observers[id] = observer
+      return id
     }
     words.countListeners(by: 1)
     return id
   }
 
   func removeObserver(_ id: UInt64) {
-    if book.withLock({ $0.observers.removeValue(forKey: id) }) != nil {
+    if books.withLock({ $0.listeners.observers.removeValue(forKey: id) }) != nil {
       words.countListeners(by: -1)
     }
   }
@@ -64,7 +54,9 @@ final class ActionListeners: Sendable {
   /// Called inside the state lock, so observers see actions in reduction order; they only enqueue.
   @usableFromInline
   func notifyObservers(_ action: any Action) {
-    let observers = book.withLock { $0.observers.isEmpty ? [] : Array($0.observers.values) }
+    let observers = books.withLock {
+      $0.listeners.observers.isEmpty ? [] : Array($0.listeners.observers.values)
+    }
     for observer in observers {
       observer(action)
     }
@@ -75,10 +67,35 @@ final class ActionListeners: Sendable {
   /// Called after the state lock is released: predicates are user code.
   @usableFromInline
   func notify(_ action: any Action) {
-    let waiting = book.withLock { $0.listeners.isEmpty ? [] : Array($0.listeners) }
+    let waiting = books.withLock {
+      $0.listeners.waiting.isEmpty ? [] : Array($0.listeners.waiting)
+    }
     for (id, listener) in waiting where listener.matches(action) {
       remove(id)?.resume(.success(action))
     }
+  }
+}
+
+/// A task waiting for an action (``ThunkContext/take(where:timeout:)``) or a state
+/// (``ThunkContext/condition(_:timeout:)``).
+struct ActionListenersListener: Sendable {
+  let matches: @Sendable (any Action) -> Bool
+  let resume: @Sendable (Result<any Action, any Error>) -> Void
+}
+
+/// The tasks waiting for an action and the observers of every action, in the store's books.
+@usableFromInline
+struct ListenerBook: Sendable {
+  var waiting: [UInt64: ActionListenersListener] = [:]
+  var observers: [UInt64: @Sendable (any Action) -> Void] = [:]
+  private var lastID: UInt64 = 0
+
+  @usableFromInline
+  init() {}
+
+  mutating func makeID() -> UInt64 {
+    lastID += 1
+    return lastID
   }
 }
 

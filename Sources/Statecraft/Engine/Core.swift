@@ -71,9 +71,12 @@ final class StoreCore<State: Sendable>: Sendable {
     pacing: RoundPacing = .mainQueue
   ) -> StoreCore {
     let words = StoreWords()
+    let books = Locked(Books<State>(registry: Registry(words: words)))
     let core = StoreCore(
       reduction: Reduction(
-        reduce: Reduction.function(for: reduce), state: state, source: source, words: words),
+        reduce: Reduction.function(for: reduce), state: state, source: source, books: books,
+        words: words),
+      books: books,
       words: words,
       specialized: Specialized(),
       automaticallySkipsRepeats: automaticallySkipsRepeats,
@@ -88,6 +91,7 @@ final class StoreCore<State: Sendable>: Sendable {
   @usableFromInline
   init(
     reduction: Reduction<State>,
+    books: Locked<Books<State>>,
     words: StoreWords,
     specialized: Specialized,
     automaticallySkipsRepeats: Bool,
@@ -100,12 +104,18 @@ final class StoreCore<State: Sendable>: Sendable {
     _words = words
     _processLock = ProcessLock(words: words)
     _mainLoop = MainLoop<State>(pacing: pacing, words: words)
-    _books = Locked(Books(registry: Registry(words: words)))
+    _books = books
     _route = route
     _reducesOnMainActor = reducesOnMainActor
     _automaticallySkipsRepeats = automaticallySkipsRepeats
     _reentrantDispatchLimit = reentrantDispatchLimit
     _specialized = specialized
+  }
+
+  deinit {
+    // A waiter in `take` or `condition` may keep the books past the store: it keeps nothing the
+    // app made.
+    _books.withLock { $0.dropContents() }
   }
 
   /// ``dispatch(_:)`` for generic code: see `_specialized`.
@@ -627,10 +637,22 @@ struct Books<State: Sendable>: Sendable {
   /// Told when the subscription count crosses zero (scopes stay alive while they have
   /// subscribers).
   var occupancyObserver: (@Sendable () -> Void)?
+  /// The tasks waiting in `take` and `condition`, and the observers of `actions()`.
+  @usableFromInline var listeners = ListenerBook()
 
   @usableFromInline
   init(registry: Registry<State>) {
     self.registry = registry
+  }
+
+  /// Drops the subscriptions, the queued work, the middleware and the observer, for a store
+  /// that is gone; the listeners stay, and their waits end as their tasks are cancelled.
+  mutating func dropContents() {
+    registry.removeAll()
+    queue = WorkQueue()
+    middleware = []
+    chains = []
+    occupancyObserver = nil
   }
 }
 
@@ -768,7 +790,7 @@ final class Reduction<State: Sendable>: Sendable {
   /// Not `Sendable` for a main-actor reducer, which the store calls only on the main queue: the
   /// dispatch path sends every other thread's work there first (C17).
   @usableFromInline nonisolated(unsafe) let _reduce: InPlace
-  @usableFromInline let _listeners: ActionListeners
+  @usableFromInline let _listeners: ActionListeners<State>
   @usableFromInline let _words: StoreWords
   /// For a scope: reads the root's committed state through the scope's key path, with the
   /// root's version, instead of a committed state of its own (`nil` once the root is gone).
@@ -796,12 +818,15 @@ final class Reduction<State: Sendable>: Sendable {
   }
 
   @usableFromInline
-  init(reduce: @escaping InPlace, state: State?, source: Source?, words: StoreWords) {
+  init(
+    reduce: @escaping InPlace, state: State?, source: Source?, books: Locked<Books<State>>,
+    words: StoreWords
+  ) {
     _reduce = reduce
     _source = source
     _words = words
     _committed = Locked(Committed(state: state))
-    _listeners = ActionListeners(words: words)
+    _listeners = ActionListeners(books: books, words: words)
   }
 
   /// The committed state; `nil` only while the init action goes through the middleware.
@@ -973,7 +998,7 @@ final class ProcessLock: Sendable {
   /// Holds the lock and records `thread` as its owner while `body` runs.
   @inlinable
   func whileOwning<Result>(_ thread: UInt, _ body: () -> Result) -> Result {
-    _lock.withLock { _ in
+    _lock.withLock {
       _words.owner.store(thread, ordering: .relaxed)
       defer { _words.owner.store(0, ordering: .relaxed) }
       return body()

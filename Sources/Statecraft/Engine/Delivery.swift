@@ -658,6 +658,16 @@ struct Registry<State: Sendable>: Sendable {
     self.words = words
   }
 
+  /// Removes every entry, for a store that is gone.
+  mutating func removeAll() {
+    for entry in _entries { entry.status.markGone() }
+    _entries = []
+    _addresses = []
+    byOwner = [:]
+    byStatus = [:]
+    inactiveCount = 0
+  }
+
   /// Adds `entry` at the end; an entry of the same owner is replaced.
   ///
   /// Returns the replaced one.
