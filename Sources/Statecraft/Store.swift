@@ -188,6 +188,7 @@ public final class Store<State: Sendable>: Sendable {
     automaticallySkipsRepeats: Bool,
     reducesOnMainActor: Bool = false,
     source: Reduction<State>.Source? = nil,
+    parent: StoreCore<State>.Parent? = nil,
     pacing: RoundPacing = .mainQueue
   ) {
     let thunks = ThunkRunner()
@@ -200,6 +201,7 @@ public final class Store<State: Sendable>: Sendable {
       route: thunks.route(),
       reducesOnMainActor: reducesOnMainActor,
       source: source,
+      parent: parent,
       pacing: pacing
     )
     self.init(core: core, thunks: thunks)

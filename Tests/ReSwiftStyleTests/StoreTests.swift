@@ -187,6 +187,30 @@ final class ReSwiftStyleStoreTests: XCTestCase {
     XCTAssertEqual(store.state.films, ["A New Hope"])
   }
 
+  func testASetDispatchFunctionRunsInsteadOfTheChainAndReducesWithDefaultDispatch() {
+    let store = Store<AppState>(reducer: appReducer, state: AppState())
+    let seen = ActionLog()
+    store.dispatchFunction = { action in
+      seen.append(action)
+      if action is IncreaseCounter { store.dispatch(SetName(name: "queued after")) }
+      store._defaultDispatch(action: action)
+    }
+    let subscriber = TestSubscriber<Int>()
+    store.subscribe(subscriber) { $0.select { $0.counter } }
+    store.dispatch(IncreaseCounter())
+    XCTAssertEqual(seen.actions, ["IncreaseCounter", "SetName"])
+    XCTAssertEqual(store.state.counter, 1)
+    XCTAssertEqual(store.state.name, "queued after")
+    XCTAssertEqual(subscriber.receivedStates, [0, 1])
+    store._defaultDispatch(action: IncreaseCounter())
+    XCTAssertEqual(seen.actions.count, 2, "_defaultDispatch skips the dispatch function")
+    XCTAssertEqual(subscriber.receivedStates, [0, 1, 2])
+    store.dispatchFunction = nil
+    store.dispatch(IncreaseCounter())
+    XCTAssertEqual(seen.actions.count, 2, "nil puts the (empty) middleware chain back")
+    XCTAssertEqual(store.state.counter, 3)
+  }
+
   func testSettingMiddlewareRebuildsTheChain() {
     let store = Store<AppState>(reducer: appReducer, state: AppState())
     store.dispatch(IncreaseCounter())

@@ -144,6 +144,51 @@ import Testing
     #expect(recorder.values == [""])  // delivered on the main queue, later
   }
 
+  /// A scope has no middleware or reducer of its own: a batch on it is one batch on its root,
+  /// reduced together and delivered once, through the root's middleware.
+  @Test func aBatchOnAScopeIsOneBatchOfTheRoot() {
+    let log = Log<String>()
+    let logger: Middleware<App> = { _, _ in
+      { next in
+        { action in
+          log.append("\(type(of: action))")
+          next(action)
+        }
+      }
+    }
+    let root = Store<App>(reducer: Self.reducer, state: App(), middleware: [logger])
+    let scope = root.scope(\.profile)
+    let names = RecordingSubscriber<String>()
+    scope.subscribe(names) { $0.select(\.name) }
+    scope.batch {
+      scope.dispatch(ProfileAction.rename("a"))
+      scope.dispatch(ProfileAction.rename("b"))
+    }
+    #expect(names.values == ["", "b"])
+    #expect(log.elements.count == 2)
+    #expect(root.state.profile.name == "b")
+    scope._defaultDispatch(action: ProfileAction.save)
+    #expect(
+      log.elements.count == 3, "a scope's _defaultDispatch goes through the root's middleware")
+    #expect(root.state.profile.saves == 1)
+  }
+
+  @Test func middlewareOnAScopeStopsWithAMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      limitThisChildProcess(toSeconds: 20)
+      struct Counter: Equatable, Sendable { var value = 0 }
+      await MainActor.run {
+        let root = Store(reducer: { (_: inout Counter, _: any Action) in }, state: Counter())
+        let scope = root.scope(\.value)
+        scope.middleware = [{ _, _ in { next in next } }]
+        withExtendedLifetime(root) {}
+      }
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("middleware (or a dispatchFunction) was set on a scope of Int"))
+    #expect(message.contains("set the middleware of that store instead"))
+  }
+
   @Test func readingAScopeAfterItsRootIsReleasedStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       limitThisChildProcess(toSeconds: 20)

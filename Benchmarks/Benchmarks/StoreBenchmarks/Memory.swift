@@ -49,8 +49,29 @@ func memoryBenchmarks() {
     }
   }
 
-  // What a store costs before anyone subscribes: its engine, locks and atomic flags (each flag
-  // on a cache line of its own, `AtomicCell`). A scope is a store too.
+  // What a scope costs before anyone subscribes to it: a store of its own without a reducer or
+  // middleware, and its subscription to the root (issue 28: at most 1 KB).
+  Benchmark(
+    "g: allocations per scope, 1,000 scopes without subscribers",
+    configuration: .init(
+      metrics: [.mallocCountTotal, .mallocBytesCount, .mallocFreeDelta],
+      scalingFactor: .kilo)
+  ) { benchmark in
+    await onMainActor(benchmark) { benchmark in
+      let root = fieldsStore()
+      var scopes: [Store<Int>] = []
+      scopes.reserveCapacity(1_000)
+      benchmark.startMeasurement()
+      for _ in 0..<1_000 {
+        scopes.append(root.scope(\.version))
+      }
+      benchmark.stopMeasurement()
+      blackHole(scopes)
+    }
+  }
+
+  // What a store costs before anyone subscribes: its engine (six atomic words in one
+  // allocation, four locks). A scope is a store too.
   Benchmark(
     "g: allocations per store, 1,000 stores without subscribers",
     configuration: .init(

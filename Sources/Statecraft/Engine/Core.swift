@@ -37,12 +37,31 @@ final class StoreCore<State: Sendable>: Sendable {
   /// other threads waits in the `mainActor` lane (C17).
   @usableFromInline let _reducesOnMainActor: Bool
   @usableFromInline let _route: Route?
+  /// For a scope: the store it scopes, which takes every action; `nil` for a root store.
+  @usableFromInline let _parent: Parent?
   /// `dispatch` and the state's read compiled for the app's `State`, for the thunk layer.
   ///
   /// Built in inlinable code, so specialized; the thunk layer's generic code calls them instead
   /// of running the dispatch path unspecialized. The closures capture nothing: the caller passes
   /// the core it holds.
   @usableFromInline let _specialized: Specialized
+
+  /// How a scope reaches the store it scopes: it has no reducer and no middleware of its own.
+  @usableFromInline
+  struct Parent: Sendable {
+    /// The parent's dispatch as its middleware sees it, so that a thunk goes to its runner.
+    @usableFromInline let _dispatch: @Sendable (any Action) -> Void
+    @usableFromInline let _batch: @Sendable (() -> Void) -> Void
+
+    @usableFromInline
+    init(
+      dispatch: @escaping @Sendable (any Action) -> Void,
+      batch: @escaping @Sendable (() -> Void) -> Void
+    ) {
+      _dispatch = dispatch
+      _batch = batch
+    }
+  }
 
   @usableFromInline @frozen
   struct Specialized: Sendable {
@@ -68,6 +87,7 @@ final class StoreCore<State: Sendable>: Sendable {
     route: Route?,
     reducesOnMainActor: Bool = false,
     source: Reduction<State>.Source? = nil,
+    parent: Parent? = nil,
     pacing: RoundPacing = .mainQueue
   ) -> StoreCore {
     let words = StoreWords()
@@ -82,6 +102,7 @@ final class StoreCore<State: Sendable>: Sendable {
       automaticallySkipsRepeats: automaticallySkipsRepeats,
       reentrantDispatchLimit: reentrantDispatchLimit,
       route: route,
+      parent: parent,
       reducesOnMainActor: reducesOnMainActor,
       pacing: pacing)
     if !middleware.isEmpty { core.setMiddleware(middleware) }
@@ -97,6 +118,7 @@ final class StoreCore<State: Sendable>: Sendable {
     automaticallySkipsRepeats: Bool,
     reentrantDispatchLimit: Int,
     route: Route?,
+    parent: Parent?,
     reducesOnMainActor: Bool,
     pacing: RoundPacing
   ) {
@@ -106,6 +128,7 @@ final class StoreCore<State: Sendable>: Sendable {
     _mainLoop = MainLoop<State>(pacing: pacing, words: words)
     _books = books
     _route = route
+    _parent = parent
     _reducesOnMainActor = reducesOnMainActor
     _automaticallySkipsRepeats = automaticallySkipsRepeats
     _reentrantDispatchLimit = reentrantDispatchLimit
@@ -151,6 +174,10 @@ final class StoreCore<State: Sendable>: Sendable {
   func dispatch(at action: UnsafePointer<any Action>) {
     let me = currentThreadID()
     _reduction.checkNotReducing(.dispatch(action.pointee))
+    if let _parent {
+      _parent._dispatch(action.pointee)  // a scope: its root reduces every action
+      return
+    }
     if _processLock.isOwned(by: me) {
       // Re-entrant, from a middleware or a batch's body: after the current action (C4).
       enqueue(.dispatch(action.pointee), on: .owner)
@@ -388,6 +415,10 @@ final class StoreCore<State: Sendable>: Sendable {
   func batch(_ body: () -> Void) {
     let me = currentThreadID()
     _reduction.checkNotReducing(.method("batch"))
+    if let _parent {
+      _parent._batch(body)
+      return
+    }
     if _processLock.isOwned(by: me) {
       body()  // inside processing (a middleware, or a batch): the actions join the outer one
       return
@@ -481,12 +512,48 @@ final class StoreCore<State: Sendable>: Sendable {
   @inlinable
   func setMiddleware(_ middleware: [Middleware<State>]) {
     _reduction.checkNotReducing(.method("middleware"))
+    if _parent != nil, !middleware.isEmpty { Misuse.middlewareOnAScope(State.self) }
     let box = middleware.isEmpty ? nil : ChainBox(run: buildChain(middleware))
     _books.withLock {
       $0.middleware = middleware
       if let box { $0.chains.append(box) }
       let address = box.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) }
       _words.chain.store(address ?? 0, ordering: .releasing)
+    }
+  }
+
+  /// Installs `function` in place of the middleware chain (ReSwift's settable
+  /// `dispatchFunction`), or, with `nil`, a chain of the middleware again.
+  func setDispatchFunction(_ function: DispatchFunction?) {
+    guard let function else {
+      setMiddleware(middleware)
+      return
+    }
+    _reduction.checkNotReducing(.method("dispatchFunction"))
+    if _parent != nil { Misuse.middlewareOnAScope(State.self) }
+    let box = ChainBox(run: function)
+    _books.withLock {
+      $0.chains.append(box)
+      _words.chain.store(
+        UInt(bitPattern: Unmanaged.passUnretained(box).toOpaque()), ordering: .releasing)
+    }
+  }
+
+  /// Reduces `action` without the middleware: in the current turn when this thread processes
+  /// an action, else in a turn of its own, then notifies (ReSwift's `_defaultDispatch`).
+  func reduceSkippingMiddleware(_ action: any Action) {
+    _reduction.checkNotReducing(.dispatch(action))
+    if let _parent {
+      _parent._dispatch(action)  // a scope has no reducer: its root's handles every action
+      return
+    }
+    #if DEBUG
+      Reduction<State>.checkReducible(action)
+    #endif
+    if _processLock.isOwned(by: currentThreadID()) {
+      _reduction.commit(action)
+    } else {
+      reduceLater(action)
     }
   }
 

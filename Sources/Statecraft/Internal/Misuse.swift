@@ -96,6 +96,17 @@ enum Misuse {
     )
   }
 
+  @usableFromInline
+  static func middlewareOnAScope(_ state: Any.Type) -> Never {
+    fatalError(
+      """
+      Statecraft: middleware (or a dispatchFunction) was set on a scope of \(state). A scope \
+      sends every action to the store it scopes, whose middleware and reducer handle it: set \
+      the middleware of that store instead.
+      """
+    )
+  }
+
   static func wholeStateSubscriber(
     _ subscriber: Any.Type, receives selected: Any.Type, of state: Any.Type
   ) -> Never {

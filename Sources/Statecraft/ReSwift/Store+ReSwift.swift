@@ -58,11 +58,40 @@ extension Store: StoreType, _StoreStateReading {
   // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
   /// The function every `dispatch` goes through: the middleware chain, then the reducer.
   ///
-  /// Kept for ReSwift code that passes the store's dispatch around as a function. It holds the
-  /// store weakly and does nothing once the store is released.
-  /// - Complexity: O(1) to get; each call is a ``dispatch(_:)-(Action)``.
+  /// Reading it gives a function that dispatches to this store, for ReSwift code that passes the
+  /// store's dispatch around; it holds the store weakly and does nothing once the store is
+  /// released.
+  ///
+  /// Setting it replaces the middleware chain, as in ReSwift: `dispatch` then calls your
+  /// function, on the dispatching thread and in the store's order, and your function reduces an
+  /// action by calling ``_defaultDispatch(action:)``. A dispatch from inside it is queued and
+  /// runs after the current action (C4). Setting `nil`, or setting ``middleware``, puts a chain
+  /// of the middleware back.
+  ///
+  /// ```swift
+  /// store.dispatchFunction = { action in
+  ///   log.append(action)
+  ///   store._defaultDispatch(action: action)
+  /// }
+  /// ```
+  /// - Complexity: O(1) to get and to set; each call is a ``dispatch(_:)-(Action)``.
   public var dispatchFunction: DispatchFunction! {
-    { [weak _core] action in _core?.dispatch(action) }
+    get { { [weak _core] action in _core?.dispatch(action) } }
+    set { _core.setDispatchFunction(newValue) }
+  }
+
+  /// Reduces `action` without the middleware, then notifies subscribers: ReSwift's last step of
+  /// ``dispatchFunction``.
+  ///
+  /// Called from a ``dispatchFunction`` you set, or from a middleware, it reduces at once, in the
+  /// turn of the action being processed. Called anywhere else it takes its own turn, like a
+  /// dispatch that skips the middleware. From inside a reducer it stops the program with a
+  /// message (C11).
+  ///
+  /// - Parameter action: The action to reduce.
+  /// - Complexity: O(1) plus the reducer; on the main queue, one notification round.
+  public func _defaultDispatch(action: any Action) {
+    _core.reduceSkippingMiddleware(action)
   }
 
   /// The store's middleware, first one first; setting it rebuilds the chain, as in ReSwift.

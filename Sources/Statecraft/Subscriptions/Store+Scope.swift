@@ -39,25 +39,26 @@ extension Store {
     let holder = TokenHolder()
     // Weak: this store keeps the scope alive while the scope has subscribers (ScopeAnchor).
     let root = WeakCore(_core)
-    let forward: Middleware<Slice> = { _, _ in
-      { _ in
-        { action in
-          _ = holder  // the scope keeps its subscription to this store alive
-          // Everything goes to the root: thunks dispatched to the scope run here too.
-          root.core?.dispatchFromMiddleware(action)
-        }
-      }
-    }
     let scoped = Store<Slice>(
-      reduce: .inPlace { _, _ in },
+      reduce: .inPlace { _, _ in preconditionFailure("a scope sends its actions to its root") },
       state: nil,
-      middleware: [forward],
+      middleware: [],
       automaticallySkipsRepeats: _core._automaticallySkipsRepeats,
       source: {
         guard let core = root.core else { return nil }
         core._reduction.checkNotReducing(.readState)
         return core._reduction.snapshot.map { ($0.state[keyPath: keyPath], $0.version) }
-      }
+      },
+      parent: .init(
+        // Everything goes to the root, through its middleware: a thunk runs there too. The
+        // scope keeps its subscription to the root (the holder) alive.
+        dispatch: { action in
+          _ = holder
+          root.core?.dispatchFromMiddleware(action)
+        },
+        batch: { body in
+          if let core = root.core { core.batch(body) } else { body() }
+        })
     )
     let anchor = ScopeAnchor(scoped)
     scoped._core.observeOccupancy { [weak anchor] in anchor?.update() }
