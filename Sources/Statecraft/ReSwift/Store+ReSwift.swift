@@ -64,7 +64,7 @@ extension Store: StoreType, _StoreStateReading {
   ///
   /// Setting it replaces the middleware chain, as in ReSwift: `dispatch` then calls your
   /// function, on the dispatching thread and in the store's order, and your function reduces an
-  /// action by calling ``_defaultDispatch(action:)``. A dispatch from inside it is queued and
+  /// action by calling `_defaultDispatch(action:)`. A dispatch from inside it is queued and
   /// runs after the current action (C4). Setting `nil`, or setting ``middleware``, puts a chain
   /// of the middleware back.
   ///
