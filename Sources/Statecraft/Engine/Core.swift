@@ -494,10 +494,9 @@ final class StoreCore<State: Sendable>: Sendable {
   /// The middleware chain in force, or `nil` without middleware.
   @inlinable
   var chain: DispatchFunction? {
-    guard let box = UnsafeRawPointer(bitPattern: _words.chain.load(ordering: .acquiring)) else {
-      return nil
-    }
-    return Unmanaged<ChainBox>.fromOpaque(box)._withUnsafeGuaranteedRef { $0._run }
+    let box = _words.chain.load(ordering: .acquiring)
+    guard box != 0 else { return nil }
+    return withObject(at: box, as: ChainBox.self) { $0._run }
   }
 
   /// The middleware the chain in force was built from.
@@ -517,8 +516,7 @@ final class StoreCore<State: Sendable>: Sendable {
     _books.withLock {
       $0.middleware = middleware
       if let box { $0.chains.append(box) }
-      let address = box.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) }
-      _words.chain.store(address ?? 0, ordering: .releasing)
+      _words.chain.store(box.map { address(of: $0) } ?? 0, ordering: .releasing)
     }
   }
 
@@ -534,8 +532,7 @@ final class StoreCore<State: Sendable>: Sendable {
     let box = ChainBox(run: function)
     _books.withLock {
       $0.chains.append(box)
-      _words.chain.store(
-        UInt(bitPattern: Unmanaged.passUnretained(box).toOpaque()), ordering: .releasing)
+      _words.chain.store(address(of: box), ordering: .releasing)
     }
   }
 
@@ -928,7 +925,7 @@ final class Reduction<State: Sendable>: Sendable {
   /// under the state lock (C11).
   @inlinable
   func checkNotReducing(_ call: @autoclosure () -> Misuse.StoreCall) {
-    if sc_reducing_reduction() == UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) {
+    if sc_reducing_reduction() == UnsafeRawPointer(bitPattern: address(of: self)) {
       if sc_reducing_action() == sc_selecting_marker() { Misuse.calledFromSelector(call()) }
       let action = sc_reducing_action()?.assumingMemoryBound(to: (any Action).self)
       Misuse.calledFromReducer(call(), reducing: action.map { type(of: $0.pointee) })
@@ -949,7 +946,7 @@ final class Reduction<State: Sendable>: Sendable {
       guard let state = committed._state else { return nil }
       _words.setMainFlag(StoreWords.selecting, true)
       let outer = sc_begin_reducing(
-        Unmanaged.passUnretained(self).toOpaque(), sc_selecting_marker())
+        UnsafeRawPointer(bitPattern: address(of: self)), sc_selecting_marker())
       defer { sc_end_reducing(outer) }
       return body(state, committed._version)
     }
@@ -1020,7 +1017,8 @@ final class Reduction<State: Sendable>: Sendable {
   ) -> UInt64 {
     // The action's address, not `type(of: action)`: that is a runtime call on every dispatch,
     // for a message that is almost never written.
-    let outer = sc_begin_reducing(Unmanaged.passUnretained(self).toOpaque(), address)
+    let outer = sc_begin_reducing(
+      UnsafeRawPointer(bitPattern: Statecraft.address(of: self)), address)
     _reduce(&committed._state, action)
     sc_end_reducing(outer)
     committed._version &+= 1

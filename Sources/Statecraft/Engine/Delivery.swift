@@ -237,7 +237,7 @@ final class MainLoop<State: Sendable>: Sendable {
         // Marked as the locked path marks it, so that a selector calling the store stops in
         // either path (C11).
         let outer = sc_begin_reducing(
-          Unmanaged.passUnretained(core._reduction).toOpaque(), sc_selecting_marker())
+          UnsafeRawPointer(bitPattern: address(of: core._reduction)), sc_selecting_marker())
         selection = select(state, version: version, ifVersion: expected, addresses)
         sc_end_reducing(outer)
       } else {
@@ -259,9 +259,9 @@ final class MainLoop<State: Sendable>: Sendable {
     // `entries` keeps every entry alive for the pass, so the loops borrow them unretained,
     // without a retain and a release per subscriber.
     for index in held {
-      let entry = Unmanaged<SubscriptionEntry<State>>.fromOpaque(
-        UnsafeRawPointer(bitPattern: addresses[index]).unsafelyUnwrapped)
-      let delivered = entry._withUnsafeGuaranteedRef { @Sendable entry in entry.deliverHeld() }
+      let delivered = withObject(at: addresses[index], as: SubscriptionEntry<State>.self) {
+        $0.deliverHeld()
+      }
       if !delivered {
         core.remove(entries[index])  // the subscriber was found deallocated
       }
@@ -296,10 +296,8 @@ final class MainLoop<State: Sendable>: Sendable {
     let pass = DeliveryPass.begin()
     for index in addresses.indices {
       DeliveryPass.resume(pass)
-      let entry = Unmanaged<SubscriptionEntry<State>>.fromOpaque(
-        UnsafeRawPointer(bitPattern: addresses[index]).unsafelyUnwrapped)
-      let holds = entry._withUnsafeGuaranteedRef { @Sendable entry in
-        entry.select(state, version: version)
+      let holds = withObject(at: addresses[index], as: SubscriptionEntry<State>.self) {
+        $0.select(state, version: version)
       }
       if holds {
         held[count] = index
@@ -680,7 +678,7 @@ struct Registry<State: Sendable>: Sendable {
       byStatus[entry.status.identity] = entry
     }
     _entries.append(entry)
-    _addresses.append(UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque()))
+    _addresses.append(address(of: entry))
     words.registryChanged()
     return replaced
   }
@@ -723,29 +721,12 @@ struct Registry<State: Sendable>: Sendable {
       _entries.removeAll { $0.status._isRemoved.load(ordering: .relaxed) }
       _addresses.removeAll(keepingCapacity: true)
       for entry in _entries {
-        _addresses.append(UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque()))
+        _addresses.append(address(of: entry))
       }
       words.registryChanged()
       inactiveCount = 0
     }
     return true
-  }
-}
-
-/// `==` for `Value` when it is `Equatable`, found at run time so that generic code gets
-/// automatic skip-repeats too.
-@usableFromInline
-package func dynamicEquality<Value>(of type: Value.Type) -> ((Value, Value) -> Bool)? {
-  guard let equatable = type as? any Equatable.Type else { return nil }
-  return equatable.sameTypeEquality(as: type)
-}
-
-extension Equatable {
-  /// `==` usable where `Value` is only known to be `Self` at run time.
-  fileprivate static func sameTypeEquality<Value>(as type: Value.Type) -> (Value, Value) -> Bool {
-    precondition(Value.self == Self.self)
-    // Value and Self are the same type, checked above, so the bit casts are identities.
-    return { lhs, rhs in unsafeBitCast(lhs, to: Self.self) == unsafeBitCast(rhs, to: Self.self) }
   }
 }
 

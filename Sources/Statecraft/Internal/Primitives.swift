@@ -432,3 +432,38 @@ package enum MainQueue {
     return DispatchQueue.main.sync { MainActor.assumeIsolated { body() } }
   }
 }
+
+/// `==` for `Value` when it is `Equatable`, found at run time so that generic code gets
+/// automatic skip-repeats too.
+@usableFromInline
+package func dynamicEquality<Value>(of type: Value.Type) -> ((Value, Value) -> Bool)? {
+  guard let equatable = type as? any Equatable.Type else { return nil }
+  return equatable.sameTypeEquality(as: type)
+}
+
+extension Equatable {
+  /// `==` usable where `Value` is only known to be `Self` at run time.
+  fileprivate static func sameTypeEquality<Value>(as type: Value.Type) -> (Value, Value) -> Bool {
+    precondition(Value.self == Self.self)
+    // Value and Self are the same type, checked above, so the bit casts are identities.
+    return { lhs, rhs in unsafeBitCast(lhs, to: Self.self) == unsafeBitCast(rhs, to: Self.self) }
+  }
+}
+
+/// The address of `object`, for an owner that keeps it alive and refers to it unretained: the
+/// chain's box, the registry's entries during a round, the reducing mark.
+@inlinable
+func address(of object: AnyObject) -> UInt {
+  UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
+}
+
+/// Calls `body` with the object at `address`, borrowed: no retain and no release.
+///
+/// The caller guarantees that something else keeps the object alive for the call.
+@inlinable
+func withObject<Object: AnyObject, Result>(
+  at address: UInt, as _: Object.Type, _ body: (Object) -> Result
+) -> Result {
+  Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
+    ._withUnsafeGuaranteedRef(body)
+}

@@ -1,0 +1,67 @@
+import Testing
+
+@testable import Statecraft
+
+/// What one store is made of (issue 28): four locks (state, process, bookkeeping, thunk runner)
+/// and one allocation of atomic words, whatever its middleware and subscriptions.
+@MainActor
+@Suite struct StoreCensusTests {
+  struct Tick: Action {}
+
+  @Test func aStoreHasFourLocksAndOneBufferOfAtomicWords() {
+    let passThrough: Middleware<Int> = { _, _ in { next in { action in next(action) } } }
+    let store = Store<Int>(
+      reducer: { _, state in (state ?? 0) + 1 }, state: 0, middleware: [passThrough])
+    let token = store.subscribe({ $0.select { $0 } }, receive: { _ in })
+    store.dispatch(Tick())
+    var census = Census()
+    census.visit(store)
+    #expect(census.locks == 4, "locks: \(census.lockTypes.sorted())")
+    // The store's words, and the closure subscription's status words.
+    #expect(census.atomicWordBuffers == 2)
+    withExtendedLifetime(token) {}
+  }
+
+  @Test func theStoresWordsAreSixInOneAllocation() {
+    let words = StoreWords()
+    #expect(words._words._buffer.capacity >= 6)
+    // Each named word is its own: the last one is the sixth.
+    words.signals.store(1, ordering: .relaxed)
+    let sixth: AtomicWord<UInt64> = words._words[5]
+    #expect(sixth.load(ordering: .relaxed) == 1)
+  }
+
+  /// Walks the objects a store holds, through stored properties (not into closures), counting
+  /// each lock and each buffer of atomic words once.
+  struct Census {
+    var locks = 0
+    var lockTypes: [String] = []
+    var atomicWordBuffers = 0
+    private var seen: Set<ObjectIdentifier> = []
+
+    mutating func visit(_ value: Any) {
+      let typeName = String(describing: type(of: value))
+      let mirror = Mirror(reflecting: value)
+      if typeName.hasPrefix("Locked<") || typeName == "AtomicWords" {
+        guard let buffer = mirror.children.first(where: { $0.label == "_buffer" })?.value,
+          seen.insert(ObjectIdentifier(buffer as AnyObject)).inserted
+        else { return }
+        if typeName == "AtomicWords" {
+          atomicWordBuffers += 1
+        } else {
+          locks += 1
+          lockTypes.append(typeName)
+        }
+        return
+      }
+      if mirror.displayStyle == .class {
+        guard seen.insert(ObjectIdentifier(value as AnyObject)).inserted else { return }
+      }
+      var current: Mirror? = mirror
+      while let level = current {
+        for child in level.children { visit(child.value) }
+        current = level.superclassMirror
+      }
+    }
+  }
+}
