@@ -351,14 +351,7 @@ extension Store {
     _ transform: (Subscription<State>) -> Subscription<SelectedState>,
     receive: @escaping @MainActor (SelectedState) -> Void
   ) -> SubscriptionToken {
-    let status = SubscriptionStatus()
-    let receiver = ClosureReceiver(status: status, receive: receive)
-    let entry = SubscriptionEntry<State>(
-      owner: nil, status: status, deliverHeld: { receiver.deliverHeld() })
-    makeSubscription(
-      transform, repeats: dynamicEquality(of: SelectedState.self), into: entry,
-      receive: { receiver.hold($0) })
-    return _core.registerToken(entry)
+    connect(transform, repeats: dynamicEquality(of: SelectedState.self), receive: receive)
   }
 
   /// Subscribes a closure to an `Equatable` selection of the state.
@@ -378,11 +371,23 @@ extension Store {
     _ transform: (Subscription<State>) -> Subscription<SelectedState>,
     receive: @escaping @MainActor (SelectedState) -> Void
   ) -> SubscriptionToken {
+    connect(transform, repeats: { $0 == $1 }, receive: receive)
+  }
+
+  /// The one path of the closure `subscribe` overloads, as `connect(_:_:repeats:)` is of the
+  /// object ones.
+  @MainActor
+  @inlinable
+  func connect<SelectedState>(
+    _ transform: (Subscription<State>) -> Subscription<SelectedState>,
+    repeats: ((SelectedState, SelectedState) -> Bool)?,
+    receive: @escaping @MainActor (SelectedState) -> Void
+  ) -> SubscriptionToken {
     let status = SubscriptionStatus()
     let receiver = ClosureReceiver(status: status, receive: receive)
     let entry = SubscriptionEntry<State>(
       owner: nil, status: status, deliverHeld: { receiver.deliverHeld() })
-    makeSubscription(transform, repeats: { $0 == $1 }, into: entry, receive: { receiver.hold($0) })
+    makeSubscription(transform, repeats: repeats, into: entry, receive: { receiver.hold($0) })
     return _core.registerToken(entry)
   }
 
