@@ -17,13 +17,16 @@ import Testing
       return word.load(ordering: .relaxed)
     }
     #expect(values == [1, 100, 200, 300, 400, 500])
+    withExtendedLifetime(words) {}  // an AtomicWord is usable while its words are kept
   }
 
   @Test func bitOperationsReturnTheWordBefore() {
-    let word: AtomicWord<UInt64> = AtomicWords(count: 1)[0]
+    let words = AtomicWords(count: 1)
+    let word: AtomicWord<UInt64> = words[0]
     #expect(word.setBits(0b101, ordering: .sequentiallyConsistent) == 0)
     #expect(word.clearBits(0b001, ordering: .relaxed) == 0b101)
     #expect(word.load(ordering: .relaxed) == 0b100)
+    withExtendedLifetime(words) {}
   }
 
   /// The packed fields of a store's words do not spill into each other: work in the queue, a

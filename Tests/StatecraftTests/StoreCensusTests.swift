@@ -29,6 +29,7 @@ import Testing
     words.signals.store(1, ordering: .relaxed)
     let sixth: AtomicWord<UInt64> = words._words[5]
     #expect(sixth.load(ordering: .relaxed) == 1)
+    withExtendedLifetime(words) {}
   }
 
   /// Walks the objects a store holds, through stored properties (not into closures), counting
