@@ -201,39 +201,6 @@ private func makeSelector<State, Inputs: Equatable & Sendable, Output: Sendable>
   }
 }
 
-/// Where Statecraft reports suspicious uses in debug builds.
-public enum StatecraftDiagnostics {
-  /// Receives warnings, such as a selector that can never hit its cache.
-  ///
-  /// The default prints them. A task-local, so a test can capture the warnings of its own code:
-  ///
-  /// ```swift
-  /// let warnings = Warnings()
-  /// StatecraftDiagnostics.$warningHandler.withValue({ warnings.append($0) }, operation: {
-  ///   _ = createSelector(…)
-  /// })
-  /// ```
-  /// - Complexity: O(1) to read; the handler runs once per warning.
-  @TaskLocal public static var warningHandler: @Sendable (String) -> Void = { message in
-    print("Statecraft warning: \(message)")
-  }
-
-  static func warn(_ message: String) {
-    warningHandler(message)
-  }
-
-  /// Warns that a subscription delivers every state, because what it selects cannot be compared.
-  @usableFromInline
-  static func warnEverySelection(of selected: Any.Type) {
-    warn(
-      """
-      a subscription selects \(selected), which is not Equatable, so the store cannot skip \
-      repeated values: its subscriber receives every committed state. Make \(selected) \
-      Equatable, or add .skipRepeats { old, new in … } after the select.
-      """)
-  }
-}
-
 extension Subscription {
   /// Selects a value derived by a memoized selector, shared with the other subscribers that
   /// use it.
