@@ -1,14 +1,20 @@
 /// One run of a thunk: its cancellation, its task and the thunks it dispatched.
 ///
-/// Copies share the run: its links are behind one lock, in one allocation.
+/// Copies share the run: its identity and its links are one allocation, the links behind its
+/// lock; a copy retains that one reference.
 struct ThunkRun: Sendable {
-  let id: ThunkID?
-  let serial: UInt64
   private let links: Locked<Links>
+
+  /// The identifier the thunk was created with; set once, read under the lock.
+  var id: ThunkID? { links.withLock { $0.id } }
+  /// The run's number in its runner; set once, read under the lock.
+  var serial: UInt64 { links.withLock { $0.serial } }
 
   /// What a run links to while it runs: released when it finishes (`markFinished`), so that a
   /// finished run holds no task, closure, parent or child.
   struct Links: Sendable {
+    let id: ThunkID?
+    let serial: UInt64
     var isCancelled = false
     /// Why the run was cancelled, set by the first cancellation.
     var cancellationReason: ThunkCancellationReason?
@@ -28,9 +34,7 @@ struct ThunkRun: Sendable {
   }
 
   init(id: ThunkID?, serial: UInt64) {
-    self.id = id
-    self.serial = serial
-    links = Locked(Links())
+    links = Locked(Links(id: id, serial: serial))
   }
 
   /// Runs `body` on the links, under the run's lock.
