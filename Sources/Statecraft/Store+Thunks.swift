@@ -21,7 +21,7 @@ extension Store {
   ///   task.
   @discardableResult
   public func dispatch(_ thunk: Thunk<State>) -> ThunkTask<Void> {
-    _thunks.run(thunk, on: .store(_core), parent: nil)
+    _thunks.run(thunk, on: .store(_engine), parent: nil)
   }
 
   /// Runs a thunk that produces a value, dispatching its lifecycle actions, and returns its
@@ -36,7 +36,7 @@ extension Store {
   /// - Complexity: O(1) plus one dispatch of the `pending` action; the body runs in a new task.
   @discardableResult
   public func dispatch<Value>(_ thunk: AsyncThunk<State, Value>) -> ThunkTask<Value> {
-    _thunks.run(thunk, on: .store(_core), parent: nil)
+    _thunks.run(thunk, on: .store(_engine), parent: nil)
   }
 
   /// Cancels every running thunk with the identifier `id`.
@@ -47,7 +47,7 @@ extension Store {
   /// - Parameter id: The identifier the thunks were created with.
   /// - Complexity: O(r) for r running thunks.
   public func cancelThunks(id: ThunkID) {
-    _core._reduction.checkNotReducing(.method("cancelThunks(id: \(id))"))
+    _engine.checkNotReducing(.method("cancelThunks(id: \(id))"))
     _thunks.cancel(id: id)
   }
 

@@ -25,7 +25,8 @@ public final class Store<State: Sendable>: Sendable {
   /// - Complexity: O(1).
   public static var reentrantDispatchLimit: Int { 10_000 }
 
-  @usableFromInline let _core: StoreCore<State>
+  /// The store's own engine, or, for a scope, the engine that forwards to its root's.
+  @usableFromInline let _engine: Engine<State>
   @usableFromInline let _thunks: ThunkRunner
 
   /// Creates a store with a reducer of ReSwift's shape.
@@ -187,8 +188,6 @@ public final class Store<State: Sendable>: Sendable {
     middleware: [Middleware<State>],
     automaticallySkipsRepeats: Bool,
     reducesOnMainActor: Bool = false,
-    source: Reduction<State>.Source? = nil,
-    parent: StoreCore<State>.Parent? = nil,
     pacing: RoundPacing = .mainQueue
   ) {
     let thunks = ThunkRunner()
@@ -200,12 +199,10 @@ public final class Store<State: Sendable>: Sendable {
       reentrantDispatchLimit: Self.reentrantDispatchLimit,
       route: thunks.route(),
       reducesOnMainActor: reducesOnMainActor,
-      source: source,
-      parent: parent,
       pacing: pacing
     )
-    self.init(core: core, thunks: thunks)
-    if state == nil, source == nil {
+    self.init(engine: .root(core), thunks: thunks)
+    if state == nil {
       let reduceInit = {
         core.dispatch(StatecraftInit())
         core.reduceInitIfNeeded()
@@ -224,8 +221,8 @@ public final class Store<State: Sendable>: Sendable {
   /// inlinable initializers, specialized for the app's `State`; this one is opaque, as a
   /// library-evolution build requires of a class's designated initializer.
   @usableFromInline
-  init(core: StoreCore<State>, thunks: ThunkRunner) {
-    _core = core
+  init(engine: Engine<State>, thunks: ThunkRunner) {
+    _engine = engine
     _thunks = thunks
   }
 
@@ -242,7 +239,7 @@ public final class Store<State: Sendable>: Sendable {
   ///   storage).
   @inlinable
   public var state: State {
-    _core.currentState
+    _engine.currentState
   }
 
   /// Sends an action through the middleware to the reducer.
@@ -268,7 +265,7 @@ public final class Store<State: Sendable>: Sendable {
     // a task: the generic `AsyncThunk` overload would otherwise lose to this non-generic one.
     // Always inlined, as `StoreCore.dispatch(_:)` is, down to `dispatch(at:)`: a function that
     // takes the action as `any Action` would be specialized for its dynamic type and box it
-    // again (see `StoreCore.dispatch(at:)`).
-    _core.dispatch(action)
+    // again (see `StoreCore.dispatch(at:)`). A scope sends it to its root.
+    _engine.dispatch(action)
   }
 }

@@ -202,4 +202,168 @@ import Testing
     #expect(message.contains("a scope whose root store was released"))
     #expect(message.contains("Keep the root store"))
   }
+  // MARK: A scope is a node in its root's rounds (issue 28)
+
+  /// The scope's subscribers are notified at the place its first subscriber took in the root's
+  /// order, inside the root's round.
+  @Test func scopeSubscribersAreNotifiedAtTheirNodesPlaceInTheRootsOrder() {
+    let root = Store(reducer: Self.reducer, state: App())
+    let order = Log<String>()
+    let first = Recorder<Int>()
+    first.onNewState = { _ in order.append("root 1") }
+    let scoped = Recorder<String>()
+    scoped.onNewState = { _ in order.append("scope") }
+    let last = Recorder<Int>()
+    last.onNewState = { _ in order.append("root 2") }
+    let profile = root.scope(\.profile)
+    root.subscribe(first) { $0.select(\.counter) }
+    profile.subscribe(scoped) { $0.select(\.name) }
+    root.subscribe(last) { $0.select(\.counter) }
+    let before = order.elements.count
+    root.batch {
+      root.dispatch(Tick())
+      root.dispatch(ProfileAction.rename("Ahsoka"))
+    }
+    #expect(Array(order.elements.dropFirst(before)) == ["root 1", "scope", "root 2"])
+  }
+
+  /// While a scope has subscribers it is one subscription of its root; with none, none.
+  @Test func aScopeIsOneSubscriptionOfItsRootWhileItHasSubscribers() async {
+    let root = Store(reducer: Self.reducer, state: App())
+    let profile = root.scope(\.profile)
+    #expect(root._subscriptionCounts.standing == 0)
+    let recorders = (0..<3).map { _ in Recorder<String>() }
+    for recorder in recorders { profile.subscribe(recorder) { $0.select(\.name) } }
+    #expect(root._subscriptionCounts.standing == 1)
+    #expect(profile._subscriptionCounts.standing == 3)
+    profile.unsubscribe(recorders[0])
+    // The last ones leave from another thread, as a deinit may.
+    await Task.detached {
+      profile.unsubscribe(recorders[1])
+      profile.unsubscribe(recorders[2])
+    }.value
+    #expect(profile._subscriptionCounts.standing == 0)
+    #expect(root._subscriptionCounts.standing == 0)
+    // Subscribing again attaches the scope again.
+    let again = Recorder<String>()
+    profile.subscribe(again) { $0.select(\.name) }
+    root.dispatch(ProfileAction.rename("Cal"))
+    #expect(again.values == ["", "Cal"])
+    #expect(root._subscriptionCounts.standing == 1)
+  }
+
+  /// A subscriber of a scope that subscribes, unsubscribes or dispatches while the scope's
+  /// subscribers are notified changes nothing under the notification (C4, C10).
+  @Test func scopeSubscribersMaySubscribeUnsubscribeAndDispatchWhileNotified() {
+    let root = Store(reducer: Self.reducer, state: App())
+    let profile = root.scope(\.profile)
+    let late = Recorder<String>()
+    let gone = Recorder<String>()
+    let first = Recorder<String>()
+    // More than the pass has room for: it grows in the next round, not under this one.
+    let extra = (0..<40).map { _ in Recorder<String>() }
+    first.onNewState = { name in
+      guard name == "Leia" else { return }
+      profile.unsubscribe(gone)
+      profile.subscribe(late) { $0.select(\.name) }
+      for recorder in extra {
+        profile.subscribe(recorder) { $0.select(\.name) }
+      }
+      profile.dispatch(ProfileAction.save)  // queued after this round (C4)
+    }
+    let saves = Recorder<Int>()
+    profile.subscribe(first) { $0.select(\.name) }
+    profile.subscribe(gone) { $0.select(\.name) }
+    profile.subscribe(saves) { $0.select(\.saves) }
+    profile.dispatch(ProfileAction.rename("Leia"))
+    #expect(first.values == ["", "Leia"])
+    #expect(gone.values == [""], "unsubscribed before its turn in the round")
+    #expect(late.values == ["Leia"])
+    #expect(extra.allSatisfy { $0.values == ["Leia"] })
+    #expect(saves.values == [0, 1])
+  }
+
+  /// Listeners of a scope hear its root's actions (the root reduces them), and a scope's
+  /// `condition` tests the slice.
+  @Test func aScopesListenersHearTheRootsActions() async throws {
+    let root = Store(reducer: Self.reducer, state: App())
+    let profile = root.scope(\.profile)
+    let taking = profile.dispatch(
+      Thunk<Profile> { context in
+        _ = try await context.take(where: { $0 is Tick }, timeout: .seconds(20))
+        context.dispatch(ProfileAction.save)
+      })
+    let done = Guarded(false)
+    // The thunk may not wait yet: only actions after it does count, so keep dispatching.
+    let feeder = Task.detached {
+      while !done.withLock({ $0 }) {
+        root.dispatch(Tick())
+        await MonotonicClock.sleep(for: .milliseconds(1))
+      }
+    }
+    try await taking.value
+    done.withLock { $0 = true }
+    await feeder.value
+    #expect(root.state.profile.saves == 1)
+
+    let waiting = profile.dispatch(
+      Thunk<Profile> { context in
+        try await context.condition({ $0.name == "Din" }, timeout: .seconds(20))
+        context.dispatch(ProfileAction.save)
+      })
+    var actions = profile.actions().makeAsyncIterator()
+    root.dispatch(ProfileAction.rename("Din"))
+    try await waiting.value
+    #expect(root.state.profile.saves == 2)
+    #expect(await actions.next() is ProfileAction)
+  }
+
+  /// A memoized selector shared by a scope's subscribers runs once for each slice.
+  @Test func aMemoizedSelectorRunsOncePerSliceForAScopesSubscribers() {
+    let root = Store(reducer: Self.reducer, state: App())
+    let profile = root.scope(\.profile)
+    let runs = Log<String>()
+    let shout = createSelector(
+      { (profile: Profile) in profile.name },
+      { name in
+        runs.append(name)
+        return name.uppercased()
+      })
+    let recorders = (0..<5).map { _ in Recorder<String>() }
+    for recorder in recorders { profile.subscribe(recorder) { $0.select(shout) } }
+    let before = runs.elements.count
+    root.dispatch(ProfileAction.rename("Kes"))
+    #expect(recorders.allSatisfy { $0.values.last == "KES" })
+    #expect(runs.elements.count - before == 1)
+  }
+
+  /// A scope of a scope and its parent each follow the root on their own.
+  @Test func aScopeOfAScopeAndItsParentEachFollowTheRoot() {
+    let root = Store(reducer: Self.reducer, state: App())
+    let profile = root.scope(\.profile)
+    let saves = profile.scope(\.saves)
+    let profiles = Recorder<Profile>()
+    let counts = Recorder<Int>()
+    profile.subscribe(profiles)
+    saves.subscribe(counts)
+    #expect(root._subscriptionCounts.standing == 2)
+    root.dispatch(ProfileAction.rename("Bo"))
+    root.dispatch(ProfileAction.save)
+    root.dispatch(Tick())
+    #expect(profiles.values.map(\.saves) == [0, 0, 1])
+    #expect(counts.values == [0, 1])
+  }
+
+  /// A scope's closure subscription ends with its token, from any thread.
+  @Test func aScopesTokenEndsItsSubscriptionFromAnyThread() async {
+    let root = Store(reducer: Self.reducer, state: App())
+    let profile = root.scope(\.profile)
+    let names = Log<String>()
+    let token = profile.subscribe({ $0.select(\.name) }, receive: { names.append($0) })
+    root.dispatch(ProfileAction.rename("Fennec"))
+    await Task.detached { token.cancel() }.value
+    root.dispatch(ProfileAction.rename("Omega"))
+    #expect(names.elements == ["", "Fennec"])
+    #expect(root._subscriptionCounts.standing == 0)
+  }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Statecraft
 import StatecraftTestSupport
 import Testing
@@ -94,6 +95,27 @@ import Testing
         context.dispatch(SetLabel(label: "met"))
       })
     #expect(await endsWithin(.seconds(10)) { _ = try? await waiter.value })
+    #expect(store.state.label == "met")
+  }
+
+  /// A commit between `condition`'s first test of the state and the moment it starts listening
+  /// is not missed: it would otherwise wait for the next action.
+  @Test func conditionMetJustBeforeItListensReturns() async throws {
+    let store = makeStore()
+    let firstTest = Guarded(true)
+    let waiter = store.dispatch(
+      Thunk<TestState> { context in
+        try await context.condition(
+          { state in
+            guard firstTest.withLock({ $0 }) else { return state.count >= 1 }
+            firstTest.withLock { $0 = false }
+            // Another thread commits the change now, before the listener is added.
+            DispatchQueue.global().sync { store.dispatch(Increment()) }
+            return false
+          }, timeout: .seconds(20))
+        context.dispatch(SetLabel(label: "met"))
+      })
+    try await waiter.value
     #expect(store.state.label == "met")
   }
 

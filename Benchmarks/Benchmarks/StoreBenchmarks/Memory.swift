@@ -49,8 +49,8 @@ func memoryBenchmarks() {
     }
   }
 
-  // What a scope costs before anyone subscribes to it: a store of its own without a reducer or
-  // middleware, and its subscription to the root (issue 28: at most 1 KB).
+  // What a scope costs before anyone subscribes to it: its `Store`, its engine, which forwards to
+  // the root's, and its thunk runner (issue 28: at most 1 KB).
   Benchmark(
     "g: allocations per scope, 1,000 scopes without subscribers",
     configuration: .init(
@@ -71,7 +71,7 @@ func memoryBenchmarks() {
   }
 
   // What a store costs before anyone subscribes: its engine (six atomic words in one
-  // allocation, four locks). A scope is a store too.
+  // allocation, four locks).
   Benchmark(
     "g: allocations per store, 1,000 stores without subscribers",
     configuration: .init(

@@ -1,7 +1,7 @@
 /// The tasks waiting for an action (``ThunkContext/take(where:timeout:)``) or a state
 /// (``ThunkContext/condition(_:timeout:)``), checked after every commit.
 @usableFromInline
-final class ActionListeners<State: Sendable>: Sendable {
+final class ActionListeners<State: Sendable>: ActionListening {
   typealias Listener = ActionListenersListener
 
   /// The store's bookkeeping, whose `listeners` this owns; a waiter holds this, never the store.
@@ -76,11 +76,30 @@ final class ActionListeners<State: Sendable>: Sendable {
   }
 }
 
+/// The waiters and observers of a store's actions, whatever its state type: a scope's are its
+/// root's.
+protocol ActionListening: AnyObject, Sendable {
+  /// Waits until an action that `matches` is reduced, or, once waiting, `holdsNow` holds; or the
+  /// task is cancelled. Returns the action, or `nil` for `holdsNow`.
+  func wait(
+    where matches: @escaping @Sendable (any Action) -> Bool,
+    orNow holdsNow: (@Sendable () -> Bool)?
+  ) async throws -> (any Action)?
+  /// Adds an observer that sees every reduced action until removed.
+  func addObserver(_ observer: @escaping @Sendable (any Action) -> Void) -> UInt64
+  func removeObserver(_ id: UInt64)
+}
+
 /// A task waiting for an action (``ThunkContext/take(where:timeout:)``) or a state
 /// (``ThunkContext/condition(_:timeout:)``).
 struct ActionListenersListener: Sendable {
   let matches: @Sendable (any Action) -> Bool
-  let resume: @Sendable (Result<any Action, any Error>) -> Void
+  let resume: @Sendable (Result<(any Action)?, any Error>) -> Void
+
+  /// Ends the wait without an action: what the listener waits for holds already.
+  func resumeNow() {
+    resume(.success(nil))
+  }
 }
 
 /// The tasks waiting for an action and the observers of every action, in the store's books.
@@ -100,8 +119,10 @@ struct ListenerBook: Sendable {
 }
 
 extension ActionListeners {
-  /// Waits until an action that `matches` is reduced, or the task is cancelled.
-  func wait(where matches: @escaping @Sendable (any Action) -> Bool) async throws -> any Action {
+  func wait(
+    where matches: @escaping @Sendable (any Action) -> Bool,
+    orNow holdsNow: (@Sendable () -> Bool)?
+  ) async throws -> (any Action)? {
     let listeners = self
     let id = listeners.makeID()
     return try await withTaskCancellationHandler {
@@ -110,6 +131,10 @@ extension ActionListeners {
         // Cancelled before the listener was added: the handler found nothing to resume.
         if Task.isCancelled {
           listeners.remove(id)?.resume(.failure(CancellationError()))
+        } else if let holdsNow, holdsNow() {
+          // A commit between the caller's own check and the listener's arrival was not seen by
+          // the listener.
+          listeners.remove(id)?.resumeNow()
         }
       }
     } onCancel: {

@@ -37,31 +37,12 @@ final class StoreCore<State: Sendable>: Sendable {
   /// other threads waits in the `mainActor` lane (C17).
   @usableFromInline let _reducesOnMainActor: Bool
   @usableFromInline let _route: Route?
-  /// For a scope: the store it scopes, which takes every action; `nil` for a root store.
-  @usableFromInline let _parent: Parent?
   /// `dispatch` and the state's read compiled for the app's `State`, for the thunk layer.
   ///
   /// Built in inlinable code, so specialized; the thunk layer's generic code calls them instead
   /// of running the dispatch path unspecialized. The closures capture nothing: the caller passes
   /// the core it holds.
   @usableFromInline let _specialized: Specialized
-
-  /// How a scope reaches the store it scopes: it has no reducer and no middleware of its own.
-  @usableFromInline
-  struct Parent: Sendable {
-    /// The parent's dispatch as its middleware sees it, so that a thunk goes to its runner.
-    @usableFromInline let _dispatch: @Sendable (any Action) -> Void
-    @usableFromInline let _batch: @Sendable (() -> Void) -> Void
-
-    @usableFromInline
-    init(
-      dispatch: @escaping @Sendable (any Action) -> Void,
-      batch: @escaping @Sendable (() -> Void) -> Void
-    ) {
-      _dispatch = dispatch
-      _batch = batch
-    }
-  }
 
   @usableFromInline @frozen
   struct Specialized: Sendable {
@@ -86,23 +67,19 @@ final class StoreCore<State: Sendable>: Sendable {
     reentrantDispatchLimit: Int,
     route: Route?,
     reducesOnMainActor: Bool = false,
-    source: Reduction<State>.Source? = nil,
-    parent: Parent? = nil,
     pacing: RoundPacing = .mainQueue
   ) -> StoreCore {
     let words = StoreWords()
     let books = Locked(Books<State>(registry: Registry(words: words)))
     let core = StoreCore(
       reduction: Reduction(
-        reduce: Reduction.function(for: reduce), state: state, source: source, books: books,
-        words: words),
+        reduce: Reduction.function(for: reduce), state: state, books: books, words: words),
       books: books,
       words: words,
       specialized: Specialized(),
       automaticallySkipsRepeats: automaticallySkipsRepeats,
       reentrantDispatchLimit: reentrantDispatchLimit,
       route: route,
-      parent: parent,
       reducesOnMainActor: reducesOnMainActor,
       pacing: pacing)
     if !middleware.isEmpty { core.setMiddleware(middleware) }
@@ -118,7 +95,6 @@ final class StoreCore<State: Sendable>: Sendable {
     automaticallySkipsRepeats: Bool,
     reentrantDispatchLimit: Int,
     route: Route?,
-    parent: Parent?,
     reducesOnMainActor: Bool,
     pacing: RoundPacing
   ) {
@@ -128,7 +104,6 @@ final class StoreCore<State: Sendable>: Sendable {
     _mainLoop = MainLoop<State>(pacing: pacing, words: words)
     _books = books
     _route = route
-    _parent = parent
     _reducesOnMainActor = reducesOnMainActor
     _automaticallySkipsRepeats = automaticallySkipsRepeats
     _reentrantDispatchLimit = reentrantDispatchLimit
@@ -174,10 +149,6 @@ final class StoreCore<State: Sendable>: Sendable {
   func dispatch(at action: UnsafePointer<any Action>) {
     let me = currentThreadID()
     _reduction.checkNotReducing(.dispatch(action.pointee))
-    if let _parent {
-      _parent._dispatch(action.pointee)  // a scope: its root reduces every action
-      return
-    }
     if _processLock.isOwned(by: me) {
       // Re-entrant, from a middleware or a batch's body: after the current action (C4).
       enqueue(.dispatch(action.pointee), on: .owner)
@@ -415,10 +386,6 @@ final class StoreCore<State: Sendable>: Sendable {
   func batch(_ body: () -> Void) {
     let me = currentThreadID()
     _reduction.checkNotReducing(.method("batch"))
-    if let _parent {
-      _parent._batch(body)
-      return
-    }
     if _processLock.isOwned(by: me) {
       body()  // inside processing (a middleware, or a batch): the actions join the outer one
       return
@@ -511,7 +478,6 @@ final class StoreCore<State: Sendable>: Sendable {
   @inlinable
   func setMiddleware(_ middleware: [Middleware<State>]) {
     _reduction.checkNotReducing(.method("middleware"))
-    if _parent != nil, !middleware.isEmpty { Misuse.middlewareOnAScope(State.self) }
     let box = middleware.isEmpty ? nil : ChainBox(run: buildChain(middleware))
     _books.withLock {
       $0.middleware = middleware
@@ -528,7 +494,6 @@ final class StoreCore<State: Sendable>: Sendable {
       return
     }
     _reduction.checkNotReducing(.method("dispatchFunction"))
-    if _parent != nil { Misuse.middlewareOnAScope(State.self) }
     let box = ChainBox(run: function)
     _books.withLock {
       $0.chains.append(box)
@@ -540,10 +505,6 @@ final class StoreCore<State: Sendable>: Sendable {
   /// an action, else in a turn of its own, then notifies (ReSwift's `_defaultDispatch`).
   func reduceSkippingMiddleware(_ action: any Action) {
     _reduction.checkNotReducing(.dispatch(action))
-    if let _parent {
-      _parent._dispatch(action)  // a scope has no reducer: its root's handles every action
-      return
-    }
     #if DEBUG
       Reduction<State>.checkReducible(action)
     #endif
@@ -698,9 +659,6 @@ struct Books<State: Sendable>: Sendable {
   @usableFromInline var middleware: [Middleware<State>] = []
   /// Every chain built, the one in force last: a thread may still run one it read (C16).
   @usableFromInline var chains: [ChainBox] = []
-  /// Told when the subscription count crosses zero (scopes stay alive while they have
-  /// subscribers).
-  var occupancyObserver: (@Sendable () -> Void)?
   /// The tasks waiting in `take` and `condition`, and the observers of `actions()`.
   @usableFromInline var listeners = ListenerBook()
 
@@ -709,14 +667,13 @@ struct Books<State: Sendable>: Sendable {
     self.registry = registry
   }
 
-  /// Drops the subscriptions, the queued work, the middleware and the observer, for a store
+  /// Drops the subscriptions, the queued work and the middleware, for a store
   /// that is gone; the listeners stay, and their waits end as their tasks are cancelled.
   mutating func dropContents() {
     registry.removeAll()
     queue = WorkQueue()
     middleware = []
     chains = []
-    occupancyObserver = nil
   }
 }
 
@@ -856,12 +813,6 @@ final class Reduction<State: Sendable>: Sendable {
   @usableFromInline nonisolated(unsafe) let _reduce: InPlace
   @usableFromInline let _listeners: ActionListeners<State>
   @usableFromInline let _words: StoreWords
-  /// For a scope: reads the root's committed state through the scope's key path, with the
-  /// root's version, instead of a committed state of its own (`nil` once the root is gone).
-  @usableFromInline let _source: Source?
-
-  @usableFromInline
-  typealias Source = @Sendable () -> (state: State, version: UInt64)?
 
   /// The reducer of either shape as the function the store calls; inlinable, so that it is
   /// specialized for the app's `State`.
@@ -883,11 +834,9 @@ final class Reduction<State: Sendable>: Sendable {
 
   @usableFromInline
   init(
-    reduce: @escaping InPlace, state: State?, source: Source?, books: Locked<Books<State>>,
-    words: StoreWords
+    reduce: @escaping InPlace, state: State?, books: Locked<Books<State>>, words: StoreWords
   ) {
     _reduce = reduce
-    _source = source
     _words = words
     _committed = Locked(Committed(state: state))
     _listeners = ActionListeners(books: books, words: words)
@@ -897,7 +846,6 @@ final class Reduction<State: Sendable>: Sendable {
   @inlinable
   var stateIfAny: State? {
     checkNotReducing(.readState)
-    if let _source { return _source()?.state }
     return _committed.withLock { $0._state }
   }
 
@@ -917,7 +865,6 @@ final class Reduction<State: Sendable>: Sendable {
   /// The committed state and its version, read together.
   @inlinable
   var snapshot: Snapshot? {
-    if let _source { return _source() }
     return _committed.withLock { committed in committed._state.map { ($0, committed._version) } }
   }
 
@@ -1030,7 +977,6 @@ final class Reduction<State: Sendable>: Sendable {
 
   /// The version committed last.
   var version: UInt64 {
-    if let _source { return _source()?.version ?? 0 }
     return _committed.withLock { $0._version }
   }
 }

@@ -26,20 +26,8 @@ final class MainLoop<State: Sendable>: Sendable {
     /// Set when a scheduled round found this one running: the running one posts it at its end.
     @usableFromInline var isRoundRequested = false
     @usableFromInline var deliveredVersion: UInt64 = 0
-    /// The registry's entries and their addresses as of `entriesGeneration`.
-    ///
-    /// Read again only when they changed, which saves a round the registry's lock. Forgotten
-    /// before a subscribe on the main queue, so that the registry appends to arrays it alone
-    /// holds.
-    @usableFromInline var entries: [SubscriptionEntry<State>] = []
-    @usableFromInline var addresses: [UInt] = []
-    @usableFromInline var entriesGeneration: UInt64 = .max
-    /// The indices in `entries` whose steps held a value in the round's first phase.
-    ///
-    /// `heldCount` of them, for the second phase. Allocated on subscribing, so that a round does
-    /// not; a raw buffer, because an array's append checks its uniqueness each time.
-    @usableFromInline var held = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
-    @usableFromInline var heldCount = 0
+    /// The registry's subscriptions, fed in each round's two phases.
+    @usableFromInline var pass = Pass<State>()
 
     @inlinable
     init() {}
@@ -67,7 +55,7 @@ final class MainLoop<State: Sendable>: Sendable {
   }
 
   deinit {
-    _rounds.held.deallocate()
+    _rounds.pass.deallocate()
   }
 
   // MARK: Scheduling
@@ -140,19 +128,17 @@ final class MainLoop<State: Sendable>: Sendable {
     }
   }
 
-  /// Delivers the state a new subscription starts from, as a round of its own unless one runs.
-  func deliverFirst(
-    _ core: StoreCore<State>, to entry: SubscriptionEntry<State>, _ state: State, version: UInt64
-  ) {
+  /// Delivers the state a new subscription starts from (`deliver` hands it over), as a round
+  /// of its own unless one runs.
+  func deliverFirst(_ core: StoreCore<State>, _ deliver: () -> Void) {
     _ = DeliveryPass.begin()  // the state may be newer than the running round's
     guard !_isRunning else {
-      // Part of the running round; its dispatches queue there.
-      entry.deliverInitial(state, version: version)
+      deliver()  // part of the running round; its dispatches queue there
       return
     }
     _isRunning = true
     defer { endRound(core) }
-    entry.deliverInitial(state, version: version)
+    deliver()
     runChain(core)
   }
 
@@ -181,38 +167,14 @@ final class MainLoop<State: Sendable>: Sendable {
     }
   }
 
-  /// Drops the copy of the registry's arrays kept between rounds.
-  ///
-  /// Called before a subscribe on the main queue: with the copy kept, the registry's append would
-  /// copy every standing entry, O(n) a subscribe. A subscribe off the main queue (Swift 5 code)
-  /// still pays that copy.
-  func forgetSubscriptions() {
-    _rounds.entries = []
-    _rounds.addresses = []
-    _rounds.entriesGeneration = .max
-  }
-
-  /// Makes room for the indices of `count` subscriptions in the rounds' list of held values.
-  ///
-  /// Called on subscribing between rounds, so that rounds do not allocate, and by a round's
-  /// first phase when a subscription came during a round or off the main queue. Never during a
-  /// round's second phase, which reads the buffer.
-  @usableFromInline
-  func reserveHeld(_ count: Int) {
-    let held = _rounds.held
-    guard held.count < count else { return }
-    _rounds.held = .allocate(capacity: Swift.max(count, 2 * held.count))
-    held.deallocate()
-  }
-
   /// Delivers the newest state, or `committed` when given, if it is newer than the last
   /// delivered and, when `expected` is given, if it is that version.
   ///
   /// In two phases (C13): first every subscription's steps (selectors, filters) run on the state
   /// inside the state lock, and each keeps the value its subscriber is to receive; then, with the
   /// lock released and no reference to the state left, the subscribers receive those values. A
-  /// commit meanwhile finds the state unshared and changes it in place. `committed` (C7) and a
-  /// scope's slice are copies already; they are released before the second phase.
+  /// commit meanwhile finds the state unshared and changes it in place. `committed` (C7) is a
+  /// copy already; it is released before the second phase.
   ///
   /// Returns `false` only when `expected` did not match.
   @inlinable
@@ -222,31 +184,23 @@ final class MainLoop<State: Sendable>: Sendable {
     committed: consuming Reduction<State>.Snapshot? = nil
   ) -> Bool {
     let generation = _words.registryGeneration
-    if generation != _rounds.entriesGeneration {
-      (_rounds.entries, _rounds.addresses) =
+    if generation != _rounds.pass.entriesGeneration {
+      _rounds.pass.refresh(generation: generation) {
         core._books.withLock { ($0.registry._entries, $0.registry._addresses) }
-      _rounds.entriesGeneration = generation
-    }
-    // Kept for both phases: the registry changes its own copy, and a subscriber that subscribes
-    // during the second phase makes the loop forget its copy.
-    let entries = _rounds.entries
-    let addresses = _rounds.addresses
-    let selection: Selection
-    if committed != nil || core._reduction._source != nil {
-      if let (state, version) = committed.take() ?? core._reduction.snapshot {
-        // Marked as the locked path marks it, so that a selector calling the store stops in
-        // either path (C11).
-        let outer = sc_begin_reducing(
-          UnsafeRawPointer(bitPattern: address(of: core._reduction)), sc_selecting_marker())
-        selection = select(state, version: version, ifVersion: expected, addresses)
-        sc_end_reducing(outer)
-      } else {
-        selection = .unchanged
       }
+    }
+    var selection = Selection.unchanged
+    if let (state, version) = committed.take() {
+      // Marked as the locked path marks it, so that a selector calling the store stops in
+      // either path (C11).
+      let outer = sc_begin_reducing(
+        UnsafeRawPointer(bitPattern: address(of: core._reduction)), sc_selecting_marker())
+      selection = select(state, version: version, ifVersion: expected)
+      sc_end_reducing(outer)
     } else {
       selection =
         core._reduction.withCommittedState { state, version in
-          select(state, version: version, ifVersion: expected, addresses)
+          select(state, version: version, ifVersion: expected)
         } ?? .unchanged
     }
     switch selection {
@@ -254,18 +208,7 @@ final class MainLoop<State: Sendable>: Sendable {
     case .unchanged: return true
     case .selected: break
     }
-    let held = UnsafeBufferPointer(
-      rebasing: _rounds.held[..<_rounds.heldCount])
-    // `entries` keeps every entry alive for the pass, so the loops borrow them unretained,
-    // without a retain and a release per subscriber.
-    for index in held {
-      let delivered = withObject(at: addresses[index], as: SubscriptionEntry<State>.self) {
-        $0.deliverHeld()
-      }
-      if !delivered {
-        core.remove(entries[index])  // the subscriber was found deallocated
-      }
-    }
+    _rounds.pass.deliverHeld { core.remove($0) }
     return true
   }
 
@@ -275,25 +218,113 @@ final class MainLoop<State: Sendable>: Sendable {
     case unchanged
     /// The state is not the version the caller expected.
     case otherVersion
-    /// The steps ran; `held` lists the subscriptions with work for the second phase.
+    /// The steps ran; the pass holds the subscriptions with work for the second phase.
     case selected
   }
 
-  /// A round's first phase: runs every subscription's steps on `state`, noting in `held` those
-  /// that kept a value for their subscriber.
+  /// A round's first phase: runs every subscription's steps on `state`.
   @inlinable
-  func select(
-    _ state: State, version: UInt64, ifVersion expected: UInt64?, _ addresses: [UInt]
-  ) -> Selection {
+  func select(_ state: State, version: UInt64, ifVersion expected: UInt64?) -> Selection {
     if let expected, version != expected { return .otherVersion }
     guard version > _rounds.deliveredVersion else { return .unchanged }
     _rounds.deliveredVersion = version
-    if _rounds.held.count < addresses.count {
-      reserveHeld(addresses.count)  // subscribed off the main queue (C15)
+    _ = _rounds.pass.select(state, version: version)
+    return .selected
+  }
+
+  /// Drops the copy of the registry's arrays kept between rounds.
+  ///
+  /// Called before a subscribe on the main queue: with the copy kept, the registry's append would
+  /// copy every standing entry, O(n) a subscribe. A subscribe off the main queue (Swift 5 code)
+  /// still pays that copy.
+  func forgetSubscriptions() {
+    _rounds.pass.forget()
+  }
+
+  /// Makes room in the rounds' list of held values for `count` subscriptions, unless a round
+  /// runs: its second phase may be reading the list (its first phase makes room itself).
+  func reserveHeld(_ count: Int) {
+    if !_isRunning { _rounds.pass.reserveHeld(count) }
+  }
+
+  /// The version of the state the running round delivers; for scopes, whose subscriptions it
+  /// feeds through one subscription of their own.
+  var deliveringVersion: UInt64 { _rounds.deliveredVersion }
+}
+
+/// One list of subscriptions fed in a round's two phases (C13): the root store's, and each
+/// scope's, which the root's round feeds through one subscription of the scope's.
+///
+/// Touched only on the main queue. The first phase runs every active subscription's steps and
+/// notes which held a value; the second hands the held values over. Nothing changes the entries
+/// between the two phases: a root's follow each other, and a scope does not forget its copy
+/// during a round. The second phase keeps its own copy, for a subscribe during it.
+@usableFromInline @frozen
+struct Pass<State: Sendable> {
+  /// The registry's entries and their addresses as of `entriesGeneration`.
+  ///
+  /// Read again only when they changed, which saves a round the registry's lock. Forgotten
+  /// before a subscribe on the main queue, so that the registry appends to arrays it alone
+  /// holds.
+  @usableFromInline var entries: [SubscriptionEntry<State>] = []
+  @usableFromInline var addresses: [UInt] = []
+  @usableFromInline var entriesGeneration: UInt64 = .max
+  /// The indices in `entries` whose steps held a value in the first phase, `heldCount` of them.
+  ///
+  /// Allocated on subscribing, so that a round does not; a raw buffer, because an array's append
+  /// checks its uniqueness each time. Its owner deallocates it.
+  @usableFromInline var held = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
+  @usableFromInline var heldCount = 0
+
+  @inlinable
+  init() {}
+
+  /// Frees `held`; for the owner's `deinit`.
+  func deallocate() {
+    held.deallocate()
+  }
+
+  /// Reads the registry's entries again, with `read`, as of `generation`.
+  @inlinable
+  mutating func refresh(
+    generation: UInt64, _ read: () -> ([SubscriptionEntry<State>], [UInt])
+  ) {
+    (entries, addresses) = read()
+    entriesGeneration = generation
+  }
+
+  /// Drops the copy of the registry's arrays; see `MainLoop.forgetSubscriptions()`.
+  @usableFromInline
+  mutating func forget() {
+    entries = []
+    addresses = []
+    entriesGeneration = .max
+  }
+
+  /// Makes room for the indices of `count` subscriptions in `held`.
+  ///
+  /// Never between the two phases: the second reads the buffer a larger one would replace.
+  @usableFromInline
+  mutating func reserveHeld(_ count: Int) {
+    guard held.count < count else { return }
+    let old = held
+    held = .allocate(capacity: Swift.max(count, 2 * old.count))
+    old.deallocate()
+  }
+
+  /// The first phase: runs every subscription's steps on `state`, committed as `version`.
+  ///
+  /// Returns whether any subscription has work for the second phase.
+  @inlinable
+  mutating func select(_ state: State, version: UInt64) -> Bool {
+    if held.count < addresses.count {
+      reserveHeld(addresses.count)  // subscribed during a round or off the main queue (C15)
     }
-    let held = _rounds.held
+    let held = self.held
     var count = 0
     let pass = DeliveryPass.begin()
+    // `entries` keeps every entry alive, so the loops borrow them unretained, without a retain
+    // and a release per subscriber.
     for index in addresses.indices {
       DeliveryPass.resume(pass)
       let holds = withObject(at: addresses[index], as: SubscriptionEntry<State>.self) {
@@ -304,8 +335,27 @@ final class MainLoop<State: Sendable>: Sendable {
         count += 1
       }
     }
-    _rounds.heldCount = count
-    return .selected
+    heldCount = count
+    return count > 0
+  }
+
+  /// The second phase: hands the values the first held to their subscribers, and passes each
+  /// subscription found gone to `remove`.
+  @inlinable
+  mutating func deliverHeld(remove: (SubscriptionEntry<State>) -> Void) {
+    // Kept for the loop: a subscriber that subscribes makes the pass forget its copy.
+    let entries = entries
+    let addresses = addresses
+    let held = UnsafeBufferPointer(rebasing: self.held[..<heldCount])
+    heldCount = 0
+    for index in held {
+      let delivered = withObject(at: addresses[index], as: SubscriptionEntry<State>.self) {
+        $0.deliverHeld()
+      }
+      if !delivered {
+        remove(entries[index])  // the subscriber was found deallocated
+      }
+    }
   }
 }
 
@@ -608,10 +658,14 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
   /// Drops the steps and the subscriber's closure, with what they capture; for a removed
   /// subscription, whose `select` and `deliverHeld` no longer call them.
   ///
-  /// A step running now keeps its own reference until it returns. Called only on the main queue;
-  /// nonisolated, as `select`, so that removal needs no closure to reach the main actor.
+  /// At once on the main queue, which alone calls them, else in a block posted there. A step
+  /// running now keeps its own reference until it returns. Nonisolated, as `select`, so that
+  /// removal from any thread needs no closure to reach the main actor.
   nonisolated func releaseSteps() {
-    assert(MainQueue.isCurrent, "a subscription's steps are released only on the main queue")
+    guard MainQueue.isCurrent else {
+      DispatchQueue.main.async { self.releaseSteps() }  // at the latest by the next round
+      return
+    }
     _receive = nil
     _deliverHeld = nil
   }
@@ -645,15 +699,22 @@ struct Registry<State: Sendable>: Sendable {
   /// it in the notification loop on the runtime's slow path.
   private var byStatus: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
   private var inactiveCount = 0
-  /// Counts the changes of `_entries` (shared with the core, which reads it without the
-  /// registry's lock).
-  private let words: StoreWords
+  /// Counts the changes of `_entries`, modulo 2³², for the rounds' copies of them.
+  private(set) var generation: UInt64 = 0
+  /// A root store's words, where the count is also kept for its rounds to read without the
+  /// registry's lock; `nil` for a scope's registry.
+  private let words: StoreWords?
 
   var activeCount: Int { _entries.count - inactiveCount }
 
   @usableFromInline
-  init(words: StoreWords) {
+  init(words: StoreWords?) {
     self.words = words
+  }
+
+  private mutating func changed() {
+    generation = (generation &+ 1) & 0xFFFF_FFFF
+    words?.registryChanged()
   }
 
   /// Removes every entry, for a store that is gone.
@@ -679,7 +740,7 @@ struct Registry<State: Sendable>: Sendable {
     }
     _entries.append(entry)
     _addresses.append(address(of: entry))
-    words.registryChanged()
+    changed()
     return replaced
   }
 
@@ -723,7 +784,7 @@ struct Registry<State: Sendable>: Sendable {
       for entry in _entries {
         _addresses.append(address(of: entry))
       }
-      words.registryChanged()
+      changed()
       inactiveCount = 0
     }
     return true
@@ -755,17 +816,16 @@ extension StoreCore: SubscriptionRemoving {
     let (replaced, count) = _books.withLock { ($0.registry.add(entry), $0.registry._entries.count) }
     if let replaced {
       countSubscriptions(by: -1)
-      release(replaced)
+      replaced.releaseSteps()
     }
-    // Not during a round: its second phase reads the buffer a larger one would replace.
-    if isMainQueue, !_mainLoop._isRunning { _mainLoop.reserveHeld(count) }
+    if isMainQueue { _mainLoop.reserveHeld(count) }
     guard isMainQueue else {
       DispatchQueue.main.async { [weak self] in
         MainActor.assumeIsolated { self?.deliverFirstState(to: entry) }
       }
       return
     }
-    _mainLoop.deliverFirst(self, to: entry, state, version: version)
+    _mainLoop.deliverFirst(self) { entry.deliverInitial(state, version: version) }
   }
 
   /// Delivers the newest state to a subscription made off the main queue.
@@ -774,7 +834,7 @@ extension StoreCore: SubscriptionRemoving {
     guard entry.status._isActive.load(ordering: .acquiring),
       let (state, version) = _reduction.snapshot
     else { return }
-    _mainLoop.deliverFirst(self, to: entry, state, version: version)
+    _mainLoop.deliverFirst(self) { entry.deliverInitial(state, version: version) }
   }
 
   /// Registers a closure subscription and returns the token that ends it.
@@ -792,14 +852,14 @@ extension StoreCore: SubscriptionRemoving {
     _reduction.checkNotReducing(.method("unsubscribe"))
     if let entry = _books.withLock({ $0.registry.remove(owner: owner) }) {
       countSubscriptions(by: -1)
-      release(entry)
+      entry.releaseSteps()
     }
   }
 
   func removeSubscription(status: SubscriptionStatus) {
     if let entry = _books.withLock({ $0.registry.remove(status: status) }) {
       countSubscriptions(by: -1)
-      release(entry)
+      entry.releaseSteps()
     }
   }
 
@@ -807,17 +867,7 @@ extension StoreCore: SubscriptionRemoving {
   func remove(_ entry: SubscriptionEntry<State>) {
     if _books.withLock({ $0.registry.remove(entry) }) {
       countSubscriptions(by: -1)
-      release(entry)
-    }
-  }
-
-  /// Releases what a removed subscription's steps capture: at once on the main queue, which
-  /// alone calls them, else as soon as the main queue runs, at the latest by the next round.
-  private func release(_ entry: SubscriptionEntry<State>) {
-    if MainQueue.isCurrent {
       entry.releaseSteps()
-    } else {
-      DispatchQueue.main.async { entry.releaseSteps() }
     }
   }
 
@@ -830,15 +880,7 @@ extension StoreCore: SubscriptionRemoving {
     )
   }
 
-  /// Changes the subscription count and tells the occupancy observer when it crosses zero.
   private func countSubscriptions(by delta: Int) {
-    let old = _words.countSubscriptions(by: delta)
-    guard (old == 0) != (old + delta == 0) else { return }
-    _books.withLock { $0.occupancyObserver }?()
-  }
-
-  /// Calls `observer` each time the number of subscriptions goes from zero to one or back.
-  func observeOccupancy(_ observer: @escaping @Sendable () -> Void) {
-    _books.withLock { $0.occupancyObserver = observer }
+    _ = _words.countSubscriptions(by: delta)
   }
 }

@@ -43,7 +43,7 @@ extension Store: StoreType, _StoreStateReading {
   /// - Complexity: The action creator, plus ``dispatch(_:)-(Action)``.
   @available(*, deprecated, message: "Use a Thunk: it can await, be cancelled and be tested.")
   public func dispatch(_ actionCreator: ActionCreator) {
-    _core._reduction.checkNotReducing(.dispatchActionCreator)
+    _engine.checkNotReducing(.dispatchActionCreator)
     if let action = actionCreator(state, self) {
       dispatch(action)
     }
@@ -52,7 +52,7 @@ extension Store: StoreType, _StoreStateReading {
   /// The committed state, for the implicitly unwrapped `state` of ``StoreType``.
   /// - Complexity: O(1), as ``state``.
   public var _committedState: State {
-    _core.currentState
+    _engine.currentState
   }
 
   // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
@@ -76,8 +76,11 @@ extension Store: StoreType, _StoreStateReading {
   /// ```
   /// - Complexity: O(1) to get and to set; each call is a ``dispatch(_:)-(Action)``.
   public var dispatchFunction: DispatchFunction! {
-    get { { [weak _core] action in _core?.dispatch(action) } }
-    set { _core.setDispatchFunction(newValue) }
+    get {
+      let engine = _engine.weakly
+      return { action in engine.engine?.dispatchFromGenericCode(action) }
+    }
+    set { _engine.setDispatchFunction(newValue) }
   }
 
   /// Reduces `action` without the middleware, then notifies subscribers: ReSwift's last step of
@@ -91,7 +94,7 @@ extension Store: StoreType, _StoreStateReading {
   /// - Parameter action: The action to reduce.
   /// - Complexity: O(1) plus the reducer; on the main queue, one notification round.
   public func _defaultDispatch(action: any Action) {
-    _core.reduceSkippingMiddleware(action)
+    _engine.reduceSkippingMiddleware(action)
   }
 
   /// The store's middleware, first one first; setting it rebuilds the chain, as in ReSwift.
@@ -106,8 +109,8 @@ extension Store: StoreType, _StoreStateReading {
   /// - Complexity: O(m) to set, for m middleware; O(m) to get.
   @inlinable
   public var middleware: [Middleware<State>] {
-    get { _core.middleware }
-    set { _core.setMiddleware(newValue) }  // inlinable down to `setMiddleware`, which says why
+    get { _engine.middleware }
+    set { _engine.setMiddleware(newValue) }  // inlinable down to `setMiddleware`, which says why
   }
 
   /// Subscribes an object to a selection of the state, with ReSwift's optional `transform`.
@@ -170,7 +173,7 @@ extension Store: StoreType, _StoreStateReading {
   /// - Complexity: The creator, plus a ``dispatch(_:)-(Action)`` when it calls back.
   @available(*, deprecated, message: "Use a Thunk: it can await, be cancelled and be tested.")
   public func dispatch(_ asyncActionCreator: AsyncActionCreator, callback: DispatchCallback?) {
-    _core._reduction.checkNotReducing(.dispatchActionCreator)
+    _engine.checkNotReducing(.dispatchActionCreator)
     asyncActionCreator(state, self) { [self] actionCreator in
       guard let action = actionCreator(state, self) else { return }
       dispatch(action)

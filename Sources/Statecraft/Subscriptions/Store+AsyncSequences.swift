@@ -83,10 +83,11 @@ extension Store {
   /// - Returns: The sequence of actions.
   /// - Complexity: O(1); each iteration adds an observer that every reduction calls once.
   public func actions() -> StoreActions {
-    StoreActions { [weak _core] in
+    let engine = _engine.weakly
+    return StoreActions {
       let (stream, continuation) = AsyncStream.makeStream(
         of: (any Action).self, bufferingPolicy: .unbounded)
-      guard let listeners = _core?._reduction._listeners else {
+      guard let listeners = engine.engine?.listeners else {
         continuation.finish()
         return stream
       }

@@ -296,11 +296,11 @@ extension Store {
     receive: @escaping (SelectedState) -> Void
   ) {
     var selection = transform(Subscription { entry._receive = $0 })
-    if _core._automaticallySkipsRepeats, let repeats {
+    if _engine.automaticallySkipsRepeats, let repeats {
       selection = selection._skipEqual(repeats)
     }
     #if DEBUG
-      if _core._automaticallySkipsRepeats, repeats == nil, !selection._isFiltered,
+      if _engine.automaticallySkipsRepeats, repeats == nil, !selection._isFiltered,
         SelectedState.self != State.self
       {
         StatecraftDiagnostics.warnEverySelection(of: SelectedState.self)
@@ -322,7 +322,7 @@ extension Store {
       owner: ObjectIdentifier(subscriber), status: status,
       deliverHeld: { receiver.deliverHeld() })
     makeSubscription(transform, repeats: repeats, into: entry) { receiver.hold($0) }
-    _core.register(entry)
+    _engine.register(entry)
   }
 
   /// Subscribes a closure to a selection of the state for as long as you keep the returned token:
@@ -388,7 +388,7 @@ extension Store {
     let entry = SubscriptionEntry<State>(
       owner: nil, status: status, deliverHeld: { receiver.deliverHeld() })
     makeSubscription(transform, repeats: repeats, into: entry, receive: { receiver.hold($0) })
-    return _core.registerToken(entry)
+    return _engine.registerToken(entry)
   }
 
   /// Ends the subscription of `subscriber`.
@@ -401,7 +401,7 @@ extension Store {
   /// - Parameter subscriber: The object passed to `subscribe`.
   /// - Complexity: O(1) amortized.
   public func unsubscribe(_ subscriber: AnyObject) {
-    _core.removeSubscription(of: ObjectIdentifier(subscriber))
+    _engine.removeSubscription(of: ObjectIdentifier(subscriber))
   }
 }
 
@@ -409,47 +409,6 @@ extension Store {
   /// The subscriptions counted as standing and the entries the registry keeps; for the
   /// package's tests.
   package var _subscriptionCounts: (standing: Int, registered: Int) {
-    _core.subscriptionCounts
-  }
-}
-
-/// The value a subscription step saw last.
-///
-/// Kept in a buffer rather than a captured `var`: a captured `var` is checked for exclusive
-/// access at run time on every notification, which costs more than the comparison it guards.
-/// One allocation holds the object and the value.
-/// Only the main actor touches it, through the one step that owns it. The header is a tag the
-/// step may keep beside the value (a memoized selector's computation number).
-@usableFromInline
-final class PreviousValue<Value>: ManagedBuffer<Int, Value?> {
-  @inlinable
-  static func make() -> PreviousValue<Value> {
-    let buffer = create(minimumCapacity: 1) { _ in 0 }
-    buffer.withUnsafeMutablePointerToElements { $0.initialize(to: nil) }
-    return unsafeDowncast(buffer, to: PreviousValue<Value>.self)
-  }
-
-  deinit {
-    _ = withUnsafeMutablePointerToElements { $0.deinitialize(count: 1) }
-  }
-
-  /// Stores `value` and returns the value stored before it.
-  @inlinable
-  func exchange(_ value: Value) -> Value? {
-    withUnsafeMutablePointerToElements { storage in
-      let previous = storage.move()
-      storage.initialize(to: value)
-      return previous
-    }
-  }
-
-  /// Stores `tag` and returns the tag stored before it (0 at first).
-  @inlinable
-  func exchangeTag(_ tag: Int) -> Int {
-    withUnsafeMutablePointerToHeader { header in
-      let previous = header.pointee
-      header.pointee = tag
-      return previous
-    }
+    _engine.subscriptionCounts
   }
 }

@@ -181,8 +181,12 @@ extension Thunk {
 public struct ThunkContext<State: Sendable>: Sendable {
   let run: ThunkRun
   let runner: ThunkRunner
+  /// The engine of the store the thunk runs in: a root store's or a scope's.
+  ///
   /// Weak: a running thunk does not keep a released store alive; it is cancelled instead (C12).
+  /// Both are `nil` for a thunk run outside a store.
   weak var core: StoreCore<State>?
+  weak var scope: ScopeCore<State>?
   /// Outside a store: the functions the thunk middleware was handed in a chain built by hand.
   let handed: (dispatch: DispatchFunction, getState: GetState<State>)?
 
@@ -192,21 +196,34 @@ public struct ThunkContext<State: Sendable>: Sendable {
     // Built once per run: as a computed property it was a closure allocated on every call of
     // `context.dispatch(action)`.
     switch target {
-    case .store(let core):
+    case .store(.root(let core)):
       self.core = core
       handed = nil
       dispatch = { [weak core] action in
         guard !run.isCancelled, let core else { return }
-        runner.dispatch(action, on: core, parent: run)
+        runner.dispatch(action, on: .root(core), parent: run)
+      }
+    case .store(.scope(let scope)):
+      self.scope = scope
+      handed = nil
+      dispatch = { [weak scope] action in
+        guard !run.isCancelled, let scope else { return }
+        runner.dispatch(action, on: .scope(scope), parent: run)
       }
     case .handed(let dispatch, let getState):
-      core = nil
       handed = (dispatch, getState)
       self.dispatch = { action in
         guard !run.isCancelled else { return }
         dispatch(action)
       }
     }
+  }
+
+  /// The engine the thunk runs in, while its store is alive.
+  var engine: Engine<State>? {
+    if let core { return .root(core) }
+    if let scope { return .scope(scope) }
+    return nil
   }
 
   /// Sends an action to the store, unless the thunk has been cancelled.
@@ -220,14 +237,16 @@ public struct ThunkContext<State: Sendable>: Sendable {
   /// - Complexity: O(1) to get; each call reads ``Store/state``.
   public var getState: GetState<State> {
     if let handed { return handed.getState }
-    return { [weak core] in core?.stateFromGenericCode }
+    return { [weak core, weak scope] in
+      core?.stateFromGenericCode ?? scope?.snapshot?.state
+    }
   }
 
   /// The committed state; `nil` once the store is gone.
   /// - Complexity: O(1): reads ``Store/state``.
   public var state: State? {
     if let handed { return handed.getState() }
-    return core?.stateFromGenericCode
+    return core?.stateFromGenericCode ?? scope?.snapshot?.state
   }
 
   /// The values the store provides to thunks, such as services; see ``ThunkEnvironment``.

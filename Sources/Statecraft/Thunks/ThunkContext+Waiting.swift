@@ -50,10 +50,13 @@ extension ThunkContext {
     timeout: Interval? = nil
   ) async throws -> any Action {
     try checkCancellation()
-    // The listeners, not the core: a thunk waiting here must not keep a released store alive.
-    guard let listeners = core?._reduction._listeners else { throw CancellationError() }
+    // The listeners, not the engine: a thunk waiting here must not keep a released store alive.
+    guard let listeners = engine?.listeners else { throw CancellationError() }
     return try await withTimeout(timeout) {
-      try await listeners.wait(where: predicate)
+      guard let action = try await listeners.wait(where: predicate, orNow: nil) else {
+        preconditionFailure("a wait without `orNow` ends with an action")
+      }
+      return action
     }
   }
 
@@ -79,15 +82,15 @@ extension ThunkContext {
     timeout: Interval? = nil
   ) async throws {
     try checkCancellation()
-    guard let core, let listeners = Optional(core._reduction._listeners) else {
+    guard let listeners = engine?.listeners else {
       throw CancellationError()
     }
-    let holds: @Sendable () -> Bool = { [weak core] in
-      core?.stateFromGenericCode.map(predicate) ?? false
+    let holds: @Sendable () -> Bool = { [weak core, weak scope] in
+      (core?.stateFromGenericCode ?? scope?.snapshot?.state).map(predicate) ?? false
     }
     if holds() { return }
     _ = try await withTimeout(timeout) {
-      try await listeners.wait { _ in holds() }
+      try await listeners.wait(where: { _ in holds() }, orNow: holds)
     }
   }
 }

@@ -292,11 +292,11 @@ final class ThunkRunner: Sendable {
 /// Where a thunk runs: in a store, or, run by the thunk middleware in a chain built by hand,
 /// with the `dispatch` and `getState` that middleware was handed.
 enum ThunkTarget<State: Sendable>: Sendable {
-  case store(StoreCore<State>)
+  case store(Engine<State>)
   case handed(dispatch: DispatchFunction, getState: GetState<State>)
 
   func checkNotReducing(_ call: @autoclosure () -> String) {
-    if case .store(let core) = self { core._reduction.checkNotReducing(.method(call())) }
+    if case .store(let engine) = self { engine.checkNotReducing(.method(call())) }
   }
 
   /// This target as one of `Other`, which ``startable(_:for:)`` checked is `State`.
@@ -310,7 +310,8 @@ enum ThunkTarget<State: Sendable>: Sendable {
   /// Dispatches the actions the runner itself sends, such as lifecycle actions.
   var dispatch: DispatchFunction {
     switch self {
-    case .store(let core): { [weak core] action in core?.dispatchFromGenericCode(action) }
+    case .store(.root(let core)): { [weak core] action in core?.dispatchFromGenericCode(action) }
+    case .store(.scope(let scope)): { [weak scope] action in scope?.dispatch(action) }
     case .handed(let dispatch, _): dispatch
     }
   }
@@ -372,17 +373,17 @@ extension ThunkRunner {
   func route<State: Sendable>() -> StoreCore<State>.Route {
     { [weak self] action, core in
       guard let self, let thunk = startable(action, for: State.self) else { return false }
-      thunk.start(on: .store(core), runner: self, parent: nil)
+      thunk.start(on: .store(.root(core)), runner: self, parent: nil)
       return true
     }
   }
 
   /// Dispatches `action` for a thunk's run, starting it as a child if it is a thunk.
-  func dispatch<State>(_ action: any Action, on core: StoreCore<State>, parent: ThunkRun) {
+  func dispatch<State>(_ action: any Action, on engine: Engine<State>, parent: ThunkRun) {
     if let thunk = startable(action, for: State.self) {
-      thunk.start(on: .store(core), runner: self, parent: parent)
+      thunk.start(on: .store(engine), runner: self, parent: parent)
     } else {
-      core.dispatchFromGenericCode(action)
+      engine.dispatchFromGenericCode(action)
     }
   }
 
@@ -527,7 +528,7 @@ extension ThunkRunner {
 extension ThunkTarget {
   /// Whether a run's task may start on this thread: see `ThunkRunner.startTask(on:_:)`.
   var startsInline: Bool {
-    guard case .store(let core) = self else { return false }
-    return !MainQueue.isCurrent && !core._processLock.isOwned(by: currentThreadID())
+    guard case .store(let engine) = self else { return false }
+    return !MainQueue.isCurrent && !engine.isTurnHeld
   }
 }

@@ -1,0 +1,485 @@
+import Dispatch
+
+/// The engine behind a ``Store``: a root store's own, or a scope's, which forwards to its root's.
+@usableFromInline @frozen
+enum Engine<State: Sendable>: Sendable {
+  case root(StoreCore<State>)
+  case scope(ScopeCore<State>)
+}
+
+/// The engine of a scope: no state, reducer, middleware, queue or rounds of its own.
+///
+/// Its state is the root's committed state read through the scope's key path, and its actions go
+/// to the root. Its subscriptions are fed by the root's rounds: while it has any, the scope has one
+/// subscription in the root (its *node*) that selects the slice and skips repeats, and that runs
+/// the scope's subscriptions in the root's two phases, at the node's place in the root's order. A
+/// change outside the slice therefore costs the root one comparison, however many subscribers the
+/// scope has.
+///
+/// Lifetimes: the ``Store`` holds its scope engine; the root's registry holds the node, and the node
+/// holds the scope engine, while the scope has subscriptions; the scope engine holds its root weakly.
+@usableFromInline
+final class ScopeCore<Slice: Sendable>: Sendable, SubscriptionRemoving {
+  @usableFromInline let _access: ScopeAccess<Slice>
+  /// What the scope needs of its root that does not depend on the root's state type.
+  weak let root: (any ScopeRoot)?
+  /// The slice's `==`, for the node's repeat check.
+  let repeats: @Sendable (Slice, Slice) -> Bool
+  let automaticallySkipsRepeats: Bool
+  let books = Locked(ScopeBooks<Slice>())
+  /// The scope's subscriptions as the root's rounds feed them; touched only on the main queue,
+  /// inside the root's rounds or by a subscribe there.
+  @exclusivity(unchecked) nonisolated(unsafe) var pass = Pass<Slice>()
+
+  init(
+    access: ScopeAccess<Slice>, root: any ScopeRoot,
+    repeats: @escaping @Sendable (Slice, Slice) -> Bool
+  ) {
+    _access = access
+    self.root = root
+    self.repeats = repeats
+    automaticallySkipsRepeats = root.automaticallySkipsRepeats
+  }
+
+  deinit {
+    pass.deallocate()
+  }
+
+  /// Sends `action` to the root, through its middleware, as the root's own middleware would.
+  @usableFromInline
+  func dispatch(_ action: any Action) {
+    root?.dispatchFromMiddleware(action)
+  }
+
+  /// The root's committed state's slice and version; `nil` once the root is gone.
+  var snapshot: (state: Slice, version: UInt64)? {
+    _access.read()
+  }
+
+  @usableFromInline
+  var currentState: Slice {
+    guard let state = _access.read()?.state else { Misuse.noState() }
+    return state
+  }
+
+  func checkNotReducing(_ call: @autoclosure () -> Misuse.StoreCall) {
+    root?.checkNotReducing(call())
+  }
+
+  /// A scope has no middleware: setting some stops the program.
+  @usableFromInline
+  func setMiddleware(isEmpty: Bool) {
+    checkNotReducing(.method("middleware"))
+    if !isEmpty { Misuse.middlewareOnAScope(Slice.self) }
+  }
+
+  // MARK: Subscriptions
+
+  /// Registers a subscriber object's subscription and delivers the current slice to it.
+  @MainActor
+  func register(_ entry: SubscriptionEntry<Slice>) {
+    add(entry)
+  }
+
+  /// Registers a closure subscription and returns the token that ends it.
+  @MainActor
+  func registerToken(_ entry: SubscriptionEntry<Slice>) -> SubscriptionToken {
+    add(entry)
+    return SubscriptionToken(store: self, status: entry.status)
+  }
+
+  /// As `StoreCore`'s `add`: the entry starts from the slice of the root's committed state, and
+  /// the first subscription attaches the node to the root.
+  @MainActor
+  private func add(_ entry: SubscriptionEntry<Slice>) {
+    checkNotReducing(.method("subscribe"))
+    guard let root, let (slice, version) = _access.read() else { Misuse.noState() }
+    let isMainQueue = MainQueue.isCurrent
+    // During a round the node's second phase may be pending, on the entries of its first: the
+    // registry's append copies them then, instead of the pass forgetting them.
+    let isRoundRunning = root.isRoundRunning
+    entry.status._startVersion.store(isMainQueue ? version : .max, ordering: .relaxed)
+    if isMainQueue, !isRoundRunning { pass.forget() }
+    let (replaced, count, node) = books.withLock { books in
+      let replaced = books.registry.add(entry)
+      var node: SubscriptionStatus?
+      if books.node == nil {
+        node = SubscriptionStatus()
+        books.node = node
+      }
+      return (replaced, books.registry._entries.count, node)
+    }
+    replaced?.releaseSteps()
+    if let node { attach(node) }
+    // Not during a round either: the pending second phase reads the buffer.
+    if isMainQueue, !isRoundRunning { pass.reserveHeld(count) }
+    guard isMainQueue else {
+      DispatchQueue.main.async { [weak self] in
+        MainActor.assumeIsolated { self?.deliverFirstState(to: entry) }
+      }
+      return
+    }
+    root.deliverFirst { entry.deliverInitial(slice, version: version) }
+  }
+
+  /// Delivers the slice of the root's newest state to a subscription made off the main queue.
+  @MainActor
+  private func deliverFirstState(to entry: SubscriptionEntry<Slice>) {
+    guard entry.status._isActive.load(ordering: .acquiring), let root,
+      let (slice, version) = _access.read()
+    else { return }
+    root.deliverFirst { entry.deliverInitial(slice, version: version) }
+  }
+
+  /// Registers the node in the root: a subscription whose steps select the slice, skip its
+  /// repeats and run the scope's subscriptions' first phase, and whose delivery runs their second.
+  @MainActor
+  private func attach(_ node: SubscriptionStatus) {
+    let previous = PreviousValue<Slice>.make()
+    _access.attach(
+      node,
+      { [self] slice in
+        // The first slice is the one the subscriptions were just given.
+        guard let old = previous.exchange(slice), !repeats(old, slice) else { return }
+        if select(slice, version: root?.deliveringVersion ?? 0) {
+          node._isHolding.store(true, ordering: .relaxed)
+        }
+      },
+      { [self] in
+        node._isHolding.store(false, ordering: .relaxed)
+        deliverHeld()
+      })
+  }
+
+  /// The first phase of the scope's subscriptions, inside the root's: runs their steps on
+  /// `slice`.
+  ///
+  /// Returns whether any holds a value for the second.
+  nonisolated func select(_ slice: Slice, version: UInt64) -> Bool {
+    let generation = books.withLock { $0.registry.generation }
+    if generation != pass.entriesGeneration {
+      pass.refresh(generation: generation) {
+        books.withLock { ($0.registry._entries, $0.registry._addresses) }
+      }
+    }
+    return pass.select(slice, version: version)
+  }
+
+  /// The second phase of the scope's subscriptions, inside the root's.
+  nonisolated func deliverHeld() {
+    pass.deliverHeld { remove($0) }
+  }
+
+  func removeSubscription(of owner: ObjectIdentifier) {
+    checkNotReducing(.method("unsubscribe"))
+    removeEntry { $0.remove(owner: owner) }
+  }
+
+  func removeSubscription(status: SubscriptionStatus) {
+    removeEntry { $0.remove(status: status) }
+  }
+
+  func remove(_ entry: SubscriptionEntry<Slice>) {
+    removeEntry { $0.remove(entry) ? entry : nil }
+  }
+
+  /// Removes the entry `find` takes out of the registry; the last one detaches the node.
+  private func removeEntry(
+    _ find: (inout Registry<Slice>) -> SubscriptionEntry<Slice>?
+  ) {
+    let (removed, node) = books.withLock {
+      books -> (SubscriptionEntry<Slice>?, SubscriptionStatus?) in
+      guard let removed = find(&books.registry) else { return (nil, nil) }
+      guard books.registry.activeCount == 0, let node = books.node else { return (removed, nil) }
+      books.node = nil
+      return (removed, node)
+    }
+    removed?.releaseSteps()
+    if let node {
+      // Marked first: a node a subscribe is still attaching is then found gone by a round.
+      node.markGone()
+      root?.removeSubscription(status: node)
+    }
+  }
+
+  /// The subscriptions counted as standing, and the entries the registry keeps; for tests.
+  var subscriptionCounts: (standing: Int, registered: Int) {
+    books.withLock { ($0.registry.activeCount, $0.registry._entries.count) }
+  }
+}
+
+/// What a scope keeps under its lock, a leaf: its subscriptions, and the status of its node in
+/// the root while it has any.
+struct ScopeBooks<Slice: Sendable>: Sendable {
+  var registry = Registry<Slice>(words: nil)
+  var node: SubscriptionStatus?
+}
+
+/// How a scope reaches its root's state, built where the root's state type is known.
+@usableFromInline
+struct ScopeAccess<Slice: Sendable>: Sendable {
+  /// The slice of the root's committed state and the root's version; `nil` once the root is
+  /// gone.
+  let read: @Sendable () -> (state: Slice, version: UInt64)?
+  /// Registers in the root a subscription with this status whose steps hand the slice of each
+  /// delivered state to the first function, and whose delivery calls the second.
+  let attach:
+    @MainActor @Sendable (SubscriptionStatus, @escaping (Slice) -> Void, @escaping () -> Void) ->
+      Void
+
+  /// The access to the part of a root store's state at `keyPath`.
+  static func root<Root>(
+    _ core: StoreCore<Root>, _ keyPath: KeyPath<Root, Slice> & Sendable
+  ) -> ScopeAccess {
+    let link = RootLink(core, keyPath)
+    return ScopeAccess(read: { link.read() }, attach: { link.attach($0, $1, $2) })
+  }
+
+  /// The access to the part of this slice at `keyPath`: a scope of a scope reads the root too.
+  func appending<Part>(_ keyPath: KeyPath<Slice, Part> & Sendable) -> ScopeAccess<Part> {
+    let read = read
+    let attach = attach
+    return ScopeAccess<Part>(
+      read: { read().map { ($0.state[keyPath: keyPath], $0.version) } },
+      attach: { status, step, deliverHeld in
+        attach(status, { step($0[keyPath: keyPath]) }, deliverHeld)
+      })
+  }
+}
+
+/// A scope's link to its root store's engine, held weakly, and the key path to its slice.
+final class RootLink<Root: Sendable, Slice: Sendable>: Sendable {
+  weak let core: StoreCore<Root>?
+  let keyPath: KeyPath<Root, Slice> & Sendable
+
+  init(_ core: StoreCore<Root>, _ keyPath: KeyPath<Root, Slice> & Sendable) {
+    self.core = core
+    self.keyPath = keyPath
+  }
+
+  func read() -> (state: Slice, version: UInt64)? {
+    guard let core else { return nil }
+    core._reduction.checkNotReducing(.readState)
+    return core._reduction.snapshot.map { ($0.state[keyPath: keyPath], $0.version) }
+  }
+
+  @MainActor
+  func attach(
+    _ status: SubscriptionStatus, _ step: @escaping (Slice) -> Void,
+    _ deliverHeld: @escaping () -> Void
+  ) {
+    guard let core else { return }
+    let keyPath = keyPath
+    let entry = SubscriptionEntry<Root>(owner: nil, status: status, deliverHeld: deliverHeld)
+    entry._receive = { step($0[keyPath: keyPath]) }
+    core.register(entry)
+  }
+}
+
+/// What a scope needs of its root store's engine that does not depend on the root's state type.
+protocol ScopeRoot: AnyObject, Sendable {
+  func dispatchFromMiddleware(_ action: any Action)
+  func batch(_ body: () -> Void)
+  func checkNotReducing(_ call: Misuse.StoreCall)
+  func removeSubscription(status: SubscriptionStatus)
+  /// Runs `deliver`, which hands a new subscription its first state, as a round.
+  @MainActor func deliverFirst(_ deliver: () -> Void)
+  /// The version of the state the running round delivers; main queue only.
+  var deliveringVersion: UInt64 { get }
+  var isRoundRunning: Bool { get }
+  /// Whether the calling thread runs the root's middleware and reducer.
+  var isTurnHeld: Bool { get }
+  var listeners: any ActionListening { get }
+  var automaticallySkipsRepeats: Bool { get }
+}
+
+extension StoreCore: ScopeRoot {
+  func checkNotReducing(_ call: Misuse.StoreCall) {
+    _reduction.checkNotReducing(call)
+  }
+
+  @MainActor
+  func deliverFirst(_ deliver: () -> Void) {
+    _mainLoop.deliverFirst(self, deliver)
+  }
+
+  var deliveringVersion: UInt64 { _mainLoop.deliveringVersion }
+  var isRoundRunning: Bool { _words.isRoundRunning }
+  var isTurnHeld: Bool { _processLock.isOwned(by: currentThreadID()) }
+  var listeners: any ActionListening { _reduction._listeners }
+  var automaticallySkipsRepeats: Bool { _automaticallySkipsRepeats }
+}
+
+// MARK: - What the layers above ask of either engine
+
+extension Engine {
+  // A method, not a `switch` in `Store`: the engine is then borrowed, and binding the core costs
+  // no retain.
+  @inlinable @inline(__always)
+  func dispatch(_ action: any Action) {
+    switch self {
+    case .root(let core): core.dispatch(action)
+    case .scope(let scope): scope.dispatch(action)
+    }
+  }
+
+  @inlinable
+  var currentState: State {
+    switch self {
+    case .root(let core): core.currentState
+    case .scope(let scope): scope.currentState
+    }
+  }
+
+  /// ``StoreCore/dispatch(_:)`` for generic code (see `StoreCore._specialized`).
+  func dispatchFromGenericCode(_ action: any Action) {
+    switch self {
+    case .root(let core): core.dispatchFromGenericCode(action)
+    case .scope(let scope): scope.dispatch(action)
+    }
+  }
+
+  /// The committed state for generic code; `nil` once a scope's root is gone.
+  var stateFromGenericCode: State? {
+    switch self {
+    case .root(let core): core.stateFromGenericCode
+    case .scope(let scope): scope.snapshot?.state
+    }
+  }
+
+  func checkNotReducing(_ call: @autoclosure () -> Misuse.StoreCall) {
+    switch self {
+    case .root(let core): core._reduction.checkNotReducing(call())
+    case .scope(let scope): scope.checkNotReducing(call())
+    }
+  }
+
+  @usableFromInline
+  var automaticallySkipsRepeats: Bool {
+    switch self {
+    case .root(let core): core._automaticallySkipsRepeats
+    case .scope(let scope): scope.automaticallySkipsRepeats
+    }
+  }
+
+  /// The tasks waiting for actions, and the observers of every action.
+  ///
+  /// A scope's are its root's, which reduces its actions; `nil` once a scope's root is gone.
+  var listeners: (any ActionListening)? {
+    switch self {
+    case .root(let core): core._reduction._listeners
+    case .scope(let scope): scope.root?.listeners
+    }
+  }
+
+  /// Whether the calling thread runs the middleware and the reducer that reduce this store's
+  /// actions.
+  var isTurnHeld: Bool {
+    switch self {
+    case .root(let core): core.isTurnHeld
+    case .scope(let scope): scope.root?.isTurnHeld ?? false
+    }
+  }
+
+  @MainActor @usableFromInline
+  func register(_ entry: SubscriptionEntry<State>) {
+    switch self {
+    case .root(let core): core.register(entry)
+    case .scope(let scope): scope.register(entry)
+    }
+  }
+
+  @MainActor @usableFromInline
+  func registerToken(_ entry: SubscriptionEntry<State>) -> SubscriptionToken {
+    switch self {
+    case .root(let core): core.registerToken(entry)
+    case .scope(let scope): scope.registerToken(entry)
+    }
+  }
+
+  func removeSubscription(of owner: ObjectIdentifier) {
+    switch self {
+    case .root(let core): core.removeSubscription(of: owner)
+    case .scope(let scope): scope.removeSubscription(of: owner)
+    }
+  }
+
+  var subscriptionCounts: (standing: Int, registered: Int) {
+    switch self {
+    case .root(let core): core.subscriptionCounts
+    case .scope(let scope): scope.subscriptionCounts
+    }
+  }
+
+  /// Reduces the actions `body` dispatches together: a scope's batch is one of its root's.
+  func batch(_ body: () -> Void) {
+    switch self {
+    case .root(let core):
+      core.batch(body)
+    case .scope(let scope):
+      scope.checkNotReducing(.method("batch"))
+      if let root = scope.root { root.batch(body) } else { body() }
+    }
+  }
+
+  /// The middleware in force; a scope has none.
+  @usableFromInline
+  var middleware: [Middleware<State>] {
+    switch self {
+    case .root(let core): core.middleware
+    case .scope: []
+    }
+  }
+
+  @inlinable
+  func setMiddleware(_ middleware: [Middleware<State>]) {
+    switch self {
+    case .root(let core): core.setMiddleware(middleware)
+    case .scope(let scope): scope.setMiddleware(isEmpty: middleware.isEmpty)
+    }
+  }
+
+  func setDispatchFunction(_ function: DispatchFunction?) {
+    switch self {
+    case .root(let core): core.setDispatchFunction(function)
+    case .scope(let scope):
+      scope.checkNotReducing(.method("dispatchFunction"))
+      if function != nil { Misuse.middlewareOnAScope(State.self) }
+    }
+  }
+
+  /// Reduces `action` without the middleware (ReSwift's `_defaultDispatch`): a scope has no
+  /// reducer, so its root's middleware and reducer take it.
+  func reduceSkippingMiddleware(_ action: any Action) {
+    switch self {
+    case .root(let core): core.reduceSkippingMiddleware(action)
+    case .scope(let scope): scope.dispatch(action)
+    }
+  }
+
+  /// The engine's object, held weakly.
+  var weakly: WeakEngine<State> {
+    switch self {
+    case .root(let core): WeakEngine(root: core)
+    case .scope(let scope): WeakEngine(scope: scope)
+    }
+  }
+}
+
+/// An engine held weakly: a running thunk and a function handed out do not keep a released store
+/// alive.
+struct WeakEngine<State: Sendable>: Sendable {
+  private weak var root: StoreCore<State>?
+  private weak var scope: ScopeCore<State>?
+
+  init(root: StoreCore<State>? = nil, scope: ScopeCore<State>? = nil) {
+    self.root = root
+    self.scope = scope
+  }
+
+  var engine: Engine<State>? {
+    if let root { return .root(root) }
+    if let scope { return .scope(scope) }
+    return nil
+  }
+}
