@@ -1,7 +1,7 @@
 /// Keeps a closure subscription alive: a token that is not stored ends the subscription after
 /// the first value; cancel it or release it to unsubscribe.
 ///
-/// Returned by ``Store/subscribe(_:receive:)-2xaid``. Store it for as long as the closure should be
+/// Returned by ``Store/subscribe(_:receive:)``. Store it for as long as the closure should be
 /// called:
 ///
 /// ```swift

@@ -435,7 +435,10 @@ package enum MainQueue {
 
 /// `==` for `Value` when it is `Equatable`, found at run time so that generic code gets
 /// automatic skip-repeats too.
-@usableFromInline
+///
+/// Inlinable, so that where `Value` is a concrete type the cast and the call are resolved when
+/// compiling and the comparison is the type's own `==`.
+@inlinable
 package func dynamicEquality<Value>(of type: Value.Type) -> ((Value, Value) -> Bool)? {
   guard let equatable = type as? any Equatable.Type else { return nil }
   return equatable.sameTypeEquality(as: type)
@@ -443,10 +446,14 @@ package func dynamicEquality<Value>(of type: Value.Type) -> ((Value, Value) -> B
 
 extension Equatable {
   /// `==` usable where `Value` is only known to be `Self` at run time.
-  fileprivate static func sameTypeEquality<Value>(as type: Value.Type) -> (Value, Value) -> Bool {
+  @inlinable
+  static func sameTypeEquality<Value>(as type: Value.Type) -> (Value, Value) -> Bool {
     precondition(Value.self == Self.self)
-    // Value and Self are the same type, checked above, so the bit casts are identities.
-    return { lhs, rhs in unsafeBitCast(lhs, to: Self.self) == unsafeBitCast(rhs, to: Self.self) }
+    // Value and Self are the same type, checked above, and both functions take their generic
+    // arguments the same way (indirectly), so the cast of the function is an identity. Casting
+    // the function, not the values, leaves a call with no copy of either.
+    let equal: (Self, Self) -> Bool = { $0 == $1 }
+    return unsafeBitCast(equal, to: ((Value, Value) -> Bool).self)
   }
 }
 

@@ -249,7 +249,7 @@ extension Store {
   /// > moves it to the end of the notification order.
   ///
   /// Because the store holds the subscriber weakly, each `newState` call first reads that weak
-  /// reference, a little more than a closure subscription (``subscribe(_:receive:)-2xaid``)
+  /// reference, a little more than a closure subscription (``subscribe(_:receive:)``)
   /// costs. A selection skipped as a repeat costs the same in both forms.
   ///
   /// - Parameters:
@@ -263,24 +263,6 @@ extension Store {
     transform: (Subscription<State>) -> Subscription<SelectedState>
   ) where Subscriber.StoreSubscriberStateType == SelectedState {
     connect(subscriber, transform, repeats: dynamicEquality(of: SelectedState.self))
-  }
-
-  /// Subscribes an object to an `Equatable` selection of the state.
-  ///
-  /// Behaves as the overload for any selection; chosen when the selected type is known to be
-  /// `Equatable`, so that skipping repeats compares with the type's own `==`.
-  ///
-  /// - Parameters:
-  ///   - subscriber: The object to notify. The store holds it weakly.
-  ///   - transform: Builds the subscription from one of the whole state.
-  /// - Complexity: O(1) amortized, plus the cost of delivering the first value.
-  @preconcurrency @MainActor
-  @inlinable
-  public func subscribe<SelectedState: Equatable, Subscriber: StoreSubscriber>(
-    _ subscriber: Subscriber,
-    transform: (Subscription<State>) -> Subscription<SelectedState>
-  ) where Subscriber.StoreSubscriberStateType == SelectedState {
-    connect(subscriber, transform, repeats: { $0 == $1 })
   }
 
   /// The one path of every `subscribe`: builds the subscription from `transform`, adds
@@ -352,26 +334,6 @@ extension Store {
     receive: @escaping @MainActor (SelectedState) -> Void
   ) -> SubscriptionToken {
     connect(transform, repeats: dynamicEquality(of: SelectedState.self), receive: receive)
-  }
-
-  /// Subscribes a closure to an `Equatable` selection of the state.
-  ///
-  /// Behaves as the overload for any selection; chosen when the selected type is known to be
-  /// `Equatable`, so that skipping repeats compares with the type's own `==`.
-  ///
-  /// - Parameters:
-  ///   - transform: Builds the subscription from one of the whole state.
-  ///   - receive: Called on the main actor with the current selection at once, then with each
-  ///     committed state's selection that passes the filters.
-  /// - Returns: The token that keeps the subscription alive.
-  /// - Complexity: O(1) amortized, plus the cost of delivering the first value.
-  @preconcurrency @MainActor
-  @inlinable
-  public func subscribe<SelectedState: Equatable>(
-    _ transform: (Subscription<State>) -> Subscription<SelectedState>,
-    receive: @escaping @MainActor (SelectedState) -> Void
-  ) -> SubscriptionToken {
-    connect(transform, repeats: { $0 == $1 }, receive: receive)
   }
 
   /// The one path of the closure `subscribe` overloads, as `connect(_:_:repeats:)` is of the
