@@ -49,50 +49,6 @@ public struct Thunk<State: Sendable>: Action {
   public let policy: ThunkPolicy
   let body: Body
 
-  /// Creates a thunk with ReSwift-Thunk's body, run synchronously inside `dispatch`.
-  ///
-  /// - Parameters:
-  ///   - id: An identifier to cancel the thunk by; see ``Store/cancelThunks(id:)``.
-  ///   - policy: What starting it does when thunks with the same `id` run or just ran.
-  ///   - body: The work. `dispatch` sends actions (and thunks) to the store; `getState` reads
-  ///     the committed state, or `nil` once the store is gone.
-  /// - Complexity: O(1).
-  @preconcurrency
-  public init(
-    id: ThunkID? = nil,
-    policy: ThunkPolicy = .concurrent,
-    _ body:
-      @escaping @Sendable (
-        _ dispatch: @escaping DispatchFunction, _ getState: @escaping GetState<State>
-      ) -> Void
-  ) {
-    self.id = id
-    self.policy = policy
-    self.body = .immediate(body)
-  }
-
-  /// Creates a thunk with ReSwift-Thunk's parameters and an asynchronous body.
-  ///
-  /// - Parameters:
-  ///   - id: An identifier to cancel the thunk by; see ``Store/cancelThunks(id:)``.
-  ///   - policy: What starting it does when thunks with the same `id` run or just ran.
-  ///   - body: The work, run in a new task. Errors it throws go to the ``ThunkTask`` and to
-  ///     ``Store/thunkErrorHandler``.
-  /// - Complexity: O(1).
-  @preconcurrency
-  public init(
-    id: ThunkID? = nil,
-    policy: ThunkPolicy = .concurrent,
-    _ body:
-      @escaping @Sendable (
-        _ dispatch: @escaping DispatchFunction, _ getState: @escaping GetState<State>
-      ) async throws -> Void
-  ) {
-    self.id = id
-    self.policy = policy
-    self.body = .async { context in try await body(context.dispatch, context.getState) }
-  }
-
   /// Creates a thunk with an asynchronous body that receives a ``ThunkContext``.
   ///
   /// - Parameters:
@@ -185,39 +141,8 @@ public struct ThunkContext<State: Sendable>: Sendable {
   ///
   /// Weak: a running thunk does not keep a released store alive; it is cancelled instead (C12).
   /// Both are `nil` for a thunk run outside a store.
-  weak var core: StoreCore<State>?
-  weak var scope: ScopeCore<State>?
-  /// Outside a store: the functions the thunk middleware was handed in a chain built by hand.
-  let handed: (dispatch: DispatchFunction, getState: GetState<State>)?
-
-  init(run: ThunkRun, runner: ThunkRunner, target: ThunkTarget<State>) {
-    self.run = run
-    self.runner = runner
-    // Built once per run: as a computed property it was a closure allocated on every call of
-    // `context.dispatch(action)`.
-    switch target {
-    case .store(.root(let core)):
-      self.core = core
-      handed = nil
-      dispatch = { [weak core] action in
-        guard !run.isCancelled, let core else { return }
-        runner.dispatch(action, on: .root(core), parent: run)
-      }
-    case .store(.scope(let scope)):
-      self.scope = scope
-      handed = nil
-      dispatch = { [weak scope] action in
-        guard !run.isCancelled, let scope else { return }
-        runner.dispatch(action, on: .scope(scope), parent: run)
-      }
-    case .handed(let dispatch, let getState):
-      handed = (dispatch, getState)
-      self.dispatch = { action in
-        guard !run.isCancelled else { return }
-        dispatch(action)
-      }
-    }
-  }
+  weak let core: StoreCore<State>?
+  weak let scope: ScopeCore<State>?
 
   /// The engine the thunk runs in, while its store is alive.
   var engine: Engine<State>? {
@@ -235,18 +160,12 @@ public struct ThunkContext<State: Sendable>: Sendable {
 
   /// Reads the committed state; `nil` once the store is gone.
   /// - Complexity: O(1) to get; each call reads ``Store/state``.
-  public var getState: GetState<State> {
-    if let handed { return handed.getState }
-    return { [weak core, weak scope] in
-      core?.stateFromGenericCode ?? scope?.snapshot?.state
-    }
-  }
+  public let getState: GetState<State>
 
   /// The committed state; `nil` once the store is gone.
   /// - Complexity: O(1): reads ``Store/state``.
   public var state: State? {
-    if let handed { return handed.getState() }
-    return core?.stateFromGenericCode ?? scope?.snapshot?.state
+    getState()
   }
 
   /// The values the store provides to thunks, such as services; see ``ThunkEnvironment``.

@@ -289,6 +289,50 @@ final class ThunkRunner: Sendable {
   }
 }
 
+extension ThunkContext {
+  /// The context of `run`, in `target`.
+  ///
+  /// The functions it hands out are built once per run, not on each use.
+  init(run: ThunkRun, runner: ThunkRunner, target: ThunkTarget<State>) {
+    self.run = run
+    self.runner = runner
+    switch target {
+    case .store(.root(let core)):
+      self.core = core
+      scope = nil
+      dispatch = { [weak core] action in
+        guard !run.isCancelled, let core else { return }
+        runner.dispatch(action, on: .root(core), parent: run)
+      }
+      getState = { [weak core] in core?.stateFromGenericCode }
+    case .store(.scope(let scope)):
+      core = nil
+      self.scope = scope
+      dispatch = { [weak scope] action in
+        guard !run.isCancelled, let scope else { return }
+        runner.dispatch(action, on: .scope(scope), parent: run)
+      }
+      getState = { [weak scope] in scope?.snapshot?.state }
+    case .handed(let dispatch, let getState):
+      core = nil
+      scope = nil
+      self.dispatch = { action in
+        guard !run.isCancelled else { return }
+        dispatch(action)
+      }
+      self.getState = getState
+    }
+  }
+}
+
+extension ThunkTask {
+  /// The task of `run`.
+  init(_ task: Task<Value, any Error>, run: ThunkRun) {
+    self.task = task
+    self.run = run
+  }
+}
+
 /// Where a thunk runs: in a store, or, run by the thunk middleware in a chain built by hand,
 /// with the `dispatch` and `getState` that middleware was handed.
 enum ThunkTarget<State: Sendable>: Sendable {
@@ -429,7 +473,7 @@ extension ThunkRunner {
         }
       }
     }
-    return finish(ThunkTask(task: task, run: run), parent: parent)
+    return finish(ThunkTask(task, run: run), parent: parent)
   }
 
   func run<State, Value>(
@@ -488,13 +532,13 @@ extension ThunkRunner {
         throw error
       }
     }
-    return finish(ThunkTask(task: task, run: run), parent: parent)
+    return finish(ThunkTask(task, run: run), parent: parent)
   }
 
   /// The task of a run its policy dropped: it throws `CancellationError` and dispatched nothing.
   private func dropped<Value>(_ run: ThunkRun, parent: ThunkRun?) -> ThunkTask<Value> {
     run.markFinished()
-    return finish(ThunkTask(task: Task { throw CancellationError() }, run: run), parent: parent)
+    return finish(ThunkTask(Task { throw CancellationError() }, run: run), parent: parent)
   }
 
   private func finish<Value>(_ task: ThunkTask<Value>, parent: ThunkRun?) -> ThunkTask<Value> {
