@@ -292,6 +292,47 @@ extension LeakTests {
     #expect(census.alive == 0)
     #expect(weakScope == nil)
   }
+
+  /// A scope that only its subscriptions keep (its node in the root's registry) goes with the
+  /// root, and so do its subscriptions' closures, although a token outlives them.
+  @MainActor
+  @Test func aScopeKeptByItsSubscriptionsIsReleasedWithItsRoot() {
+    let census = Census()
+    weak var weakScope: Store<Int>?
+    weak var weakRoot: Store<TestState>?
+    var token: SubscriptionToken?
+    do {
+      let store = makeStore()
+      let canary = Canary(census)
+      let scope = store.scope(\.count)
+      token = scope.subscribe(
+        { $0.select { $0 } }, receive: { _ in withExtendedLifetime(canary) {} })
+      store.dispatch(Increment())
+      weakScope = scope
+      weakRoot = store
+    }
+    #expect(weakRoot == nil)
+    #expect(weakScope == nil)
+    #expect(census.alive == 0)
+    token?.cancel()  // does nothing now
+  }
+
+  /// A scope whose last subscriber is deallocated leaves its root once a round finds it gone.
+  @MainActor
+  @Test func aScopeWhoseSubscriberIsGoneLeavesItsRoot() {
+    let store = makeStore()
+    weak var weakScope: Store<Int>?
+    do {
+      let scope = store.scope(\.count)
+      let recorder = Recorder<Int>()
+      scope.subscribe(recorder)
+      weakScope = scope
+    }
+    #expect(store._subscriptionCounts.standing == 1)
+    store.dispatch(Increment())  // the slice changes: the round finds the subscriber gone
+    #expect(store._subscriptionCounts.standing == 0)
+    #expect(weakScope == nil)
+  }
 }
 
 /// Counts the canaries alive.

@@ -525,7 +525,7 @@ final class SubscriberReceiver<Subscriber: StoreSubscriber> {
   @usableFromInline let _status: SubscriptionStatus
   @usableFromInline weak var _subscriber: Subscriber?
   // Unchecked: touched only on the main queue, by `hold` and `deliverHeld`, which never overlap;
-  // the run-time checks would cost a third of a notification (benchmark c).
+  // the run-time checks are a large part of a notification (Benchmarks/README.md, row c).
   @exclusivity(unchecked) @usableFromInline
   var _held = HeldValues<Subscriber.StoreSubscriberStateType>()
 

@@ -553,9 +553,9 @@ extension ThunkRunner {
   /// Starts a run's task.
   ///
   /// Off the main queue and outside the middleware, the task starts on this thread and runs
-  /// here until its first suspension (`Task.immediate`), which halves a thunk's round trip
-  /// (benchmark h). On the main queue the task is
-  /// detached, so that a thunk's synchronous start never holds up the UI; inside the middleware
+  /// here until its first suspension (`Task.immediate`), which spares a thunk's round trip a
+  /// switch of threads (Benchmarks/README.md, row h). On the main queue the task is detached,
+  /// so that a thunk's synchronous start never holds up the UI; inside the middleware
   /// (the process lock held) too, so that the body's dispatches are not queued behind the
   /// action being processed. Before macOS 26 and its siblings, always detached.
   func startTask<State, Success: Sendable>(
