@@ -7,7 +7,10 @@
 // cannot satisfy conformance requirement for a 'Sendable' type parameter" and "converting
 // non-Sendable function value to '@Sendable (ComposedState) -> [Post]' may introduce data races",
 // and for the scope "type 'KeyPath<ComposedState, Profile>' does not conform to the 'Sendable'
-// protocol" (the articles quote these, so that a search finds them).
+// protocol"; a `nonisolated` ComposedState holding a Profile that is not gets "<unknown>:0: error:
+// main actor-isolated conformance of 'Profile' to 'Equatable' cannot be used in nonisolated
+// context" (the articles quote these, so that a search finds them). The scope's slice needs no
+// `Equatable` conformance of its own: the scope compares slices on the main actor.
 import Statecraft
 
 nonisolated struct Profile: Equatable {

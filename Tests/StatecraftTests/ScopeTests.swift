@@ -366,4 +366,28 @@ import Testing
     #expect(names.elements == ["", "Fennec"])
     #expect(root._subscriptionCounts.standing == 0)
   }
+  /// A slice that is not `Equatable` is scoped too; its subscriptions skip their own repeats.
+  @Test func aSliceThatIsNotEquatableIsScopedToo() {
+    struct Settings: Sendable {
+      var theme = "light"
+      var saves = 0
+    }
+    struct Root: Sendable {
+      var settings = Settings()
+      var ticks = 0
+    }
+    struct Save: Action {}
+    let root = Store<Root>(
+      reducer: { (state: inout Root, action: any Action) in
+        if action is Save { state.settings.saves += 1 } else { state.ticks += 1 }
+      }, state: Root())
+    let settings = root.scope(\.settings)
+    let saves = Recorder<Int>()
+    settings.subscribe(saves) { $0.select(\.saves) }
+    root.dispatch(Tick())
+    root.dispatch(Save())
+    root.dispatch(Tick())
+    #expect(saves.values == [0, 1])
+    #expect(settings.state.saves == 1)
+  }
 }

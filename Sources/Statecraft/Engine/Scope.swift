@@ -16,21 +16,15 @@ final class ScopeCore<Slice: Sendable>: Sendable, SubscriptionRemoving {
   @usableFromInline let _access: ScopeAccess<Slice>
   /// What the scope needs of its root that does not depend on the root's state type.
   weak let root: (any ScopeRoot)?
-  /// The slice's `==`, for the node's repeat check.
-  let repeats: @Sendable (Slice, Slice) -> Bool
   let automaticallySkipsRepeats: Bool
   let books = Locked(ScopeBooks<Slice>())
   /// The scope's subscriptions as the root's rounds feed them; touched only on the main queue,
   /// inside the root's rounds or by a subscribe there.
   @exclusivity(unchecked) nonisolated(unsafe) var pass = Pass<Slice>()
 
-  init(
-    access: ScopeAccess<Slice>, root: any ScopeRoot,
-    repeats: @escaping @Sendable (Slice, Slice) -> Bool
-  ) {
+  init(access: ScopeAccess<Slice>, root: any ScopeRoot) {
     _access = access
     self.root = root
-    self.repeats = repeats
     automaticallySkipsRepeats = root.automaticallySkipsRepeats
   }
 
@@ -126,9 +120,15 @@ final class ScopeCore<Slice: Sendable>: Sendable, SubscriptionRemoving {
 
   /// Registers the node in the root: a subscription whose steps select the slice, skip its
   /// repeats and run the scope's subscriptions' first phase, and whose delivery runs their second.
+  ///
+  /// The slice's `==` is looked up here, on the main actor, where the node's steps run: an
+  /// `Equatable` conformance isolated to the main actor (the default in an app target with
+  /// default main-actor isolation) serves there too. Without one, every state the root delivers
+  /// runs the scope's subscriptions' steps, which skip their own repeats.
   @MainActor
   private func attach(_ node: SubscriptionStatus) {
     let previous = PreviousValue<Slice>.make()
+    let repeats = dynamicEquality(of: Slice.self) ?? { _, _ in false }
     _access.attach(
       node,
       { [self] slice in

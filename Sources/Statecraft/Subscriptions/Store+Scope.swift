@@ -24,7 +24,10 @@ extension Store {
   ///
   /// Its subscribers are notified in this store's rounds, through one subscription of the
   /// scope's to this store that skips repeats of the slice, so a dispatch that does not change
-  /// the slice costs one comparison, however many subscribers the scope has. Listeners
+  /// the slice costs one comparison, however many subscribers the scope has. The slice is
+  /// compared with its `Equatable` conformance, looked up on the main actor, so one isolated to
+  /// it serves; a slice that is not `Equatable` is handed to the scope's subscriptions with
+  /// every state this store delivers, and they skip their own repeats. Listeners
   /// (``ThunkContext/take(where:timeout:)``, ``actions()``) see this store's actions.
   ///
   /// The scope lives as long as it has subscribers or you hold it, so a local variable in
@@ -37,7 +40,7 @@ extension Store {
   /// - Complexity: O(1). Reading the scope's `state` costs a read of this store's state plus the
   ///   key path. While the scope has subscribers, each state this store delivers costs a read of
   ///   the key path and one comparison of slices.
-  public func scope<Slice: Equatable & Sendable>(
+  public func scope<Slice: Sendable>(
     _ keyPath: KeyPath<State, Slice> & Sendable
   ) -> Store<Slice> {
     let access: ScopeAccess<Slice>
@@ -51,7 +54,7 @@ extension Store {
       access = parent._access.appending(keyPath)
       root = parentRoot
     }
-    let scope = ScopeCore(access: access, root: root, repeats: { $0 == $1 })
+    let scope = ScopeCore(access: access, root: root)
     return Store<Slice>(engine: .scope(scope), thunks: ThunkRunner())
   }
 }
