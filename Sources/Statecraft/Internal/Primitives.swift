@@ -475,6 +475,20 @@ func withObject<Object: AnyObject, Result>(
     ._withUnsafeGuaranteedRef(body)
 }
 
+// MARK: - The type of an action
+
+/// The identity of the action's type, read from the existential without a runtime call.
+///
+/// Cheaper than `type(of:)` and a closure call per listener (benchmark h). For a class, the
+/// identity may be a superclass's; listeners of classes do not use it.
+@inlinable
+func typeIdentifier(of action: any Action) -> ObjectIdentifier {
+  func identifier<Concrete: Action>(_: Concrete) -> ObjectIdentifier {
+    ObjectIdentifier(Concrete.self)
+  }
+  return identifier(action)
+}
+
 // MARK: - The value a step saw last
 
 /// The value a subscription step saw last.

@@ -144,15 +144,3 @@ public func createListenerMiddleware<State: Sendable>(_ listeners: Listener<Stat
     }
   }
 }
-
-/// The identity of the action's type, read from the existential without a runtime call.
-///
-/// Cheaper than `type(of:)` and a closure call per listener (benchmark h). For a class, the
-/// identity may be a superclass's; listeners of classes do not use it.
-@inlinable
-func typeIdentifier(of action: any Action) -> ObjectIdentifier {
-  func identifier<Concrete: Action>(_: Concrete) -> ObjectIdentifier {
-    ObjectIdentifier(Concrete.self)
-  }
-  return identifier(action)
-}
