@@ -143,6 +143,8 @@ public struct ThunkContext<State: Sendable>: Sendable {
   /// Both are `nil` for a thunk run outside a store.
   weak let core: StoreCore<State>?
   weak let scope: ScopeCore<State>?
+  /// Outside a store: the `getState` the thunk middleware was handed in a chain built by hand.
+  let handedGetState: GetState<State>?
 
   /// The engine the thunk runs in, while its store is alive.
   var engine: Engine<State>? {
@@ -160,12 +162,15 @@ public struct ThunkContext<State: Sendable>: Sendable {
 
   /// Reads the committed state; `nil` once the store is gone.
   /// - Complexity: O(1) to get; each call reads ``Store/state``.
-  public let getState: GetState<State>
+  public var getState: GetState<State> {
+    makeGetState()
+  }
 
   /// The committed state; `nil` once the store is gone.
   /// - Complexity: O(1): reads ``Store/state``.
   public var state: State? {
-    getState()
+    if let handedGetState { return handedGetState() }
+    return core?.stateFromGenericCode ?? scope?.snapshot?.state
   }
 
   /// The values the store provides to thunks, such as services; see ``ThunkEnvironment``.

@@ -292,7 +292,7 @@ final class ThunkRunner: Sendable {
 extension ThunkContext {
   /// The context of `run`, in `target`.
   ///
-  /// The functions it hands out are built once per run, not on each use.
+  /// Its `dispatch` is built once per run, not on each use.
   init(run: ThunkRun, runner: ThunkRunner, target: ThunkTarget<State>) {
     self.run = run
     self.runner = runner
@@ -304,7 +304,7 @@ extension ThunkContext {
         guard !run.isCancelled, let core else { return }
         runner.dispatch(action, on: .root(core), parent: run)
       }
-      getState = { [weak core] in core?.stateFromGenericCode }
+      handedGetState = nil
     case .store(.scope(let scope)):
       core = nil
       self.scope = scope
@@ -312,7 +312,7 @@ extension ThunkContext {
         guard !run.isCancelled, let scope else { return }
         runner.dispatch(action, on: .scope(scope), parent: run)
       }
-      getState = { [weak scope] in scope?.snapshot?.state }
+      handedGetState = nil
     case .handed(let dispatch, let getState):
       core = nil
       scope = nil
@@ -320,8 +320,16 @@ extension ThunkContext {
         guard !run.isCancelled else { return }
         dispatch(action)
       }
-      self.getState = getState
+      handedGetState = getState
     }
+  }
+
+  /// The function ``getState`` returns: made on each read, so that a run that never reads the
+  /// state allocates none.
+  func makeGetState() -> GetState<State> {
+    if let handedGetState { return handedGetState }
+    if let scope { return { [weak scope] in scope?.snapshot?.state } }
+    return { [weak core] in core?.stateFromGenericCode }
   }
 }
 
@@ -442,7 +450,7 @@ extension ThunkRunner {
     let task: Task<Void, any Error>
     switch thunk.body {
     case .immediate(let body) where admission.wait == nil:
-      body(context.dispatch, context.getState)
+      body(context.dispatch, context.makeGetState())
       task = startTask(on: target) { [self] in
         await run.waitForChildren()
         end(run)
@@ -453,7 +461,7 @@ extension ThunkRunner {
         defer { end(run) }
         try await admission.wait?()
         try context.checkCancellation()
-        body(context.dispatch, context.getState)
+        body(context.dispatch, context.makeGetState())
         await run.waitForChildren()
       }
     case .async(let body):
