@@ -119,7 +119,8 @@ let package = Package(
     .testTarget(
       name: "StatecraftEntitiesTests",
       dependencies: [
-        "StatecraftEntities", "Statecraft", "StatecraftTesting", "StatecraftTestSupport",
+        "StatecraftEntities", "Statecraft", "StatecraftTesting", "StatecraftTools",
+        "StatecraftTestSupport",
       ]
     ),
     .testTarget(
