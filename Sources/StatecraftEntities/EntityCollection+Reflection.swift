@@ -1,7 +1,7 @@
 extension EntityCollection: CustomReflectable {
   /// A mirror whose children are the entities, labelled by their ids, in order.
   ///
-  /// `dump` and ``/StatecraftTesting/TestStore``'s failure diff print an entity under its id, so
+  /// `dump` and `TestStore`'s failure diff print an entity under its id, so
   /// a changed entity reads as a change under that id, not as elements shifted in an array:
   ///
   /// ```

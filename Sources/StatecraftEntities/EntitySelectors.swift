@@ -11,8 +11,8 @@ import Statecraft
 /// let count = todos.total(mainStore.state)
 /// ```
 ///
-/// Each selector is a ``/Statecraft/MemoizedSelector`` made by
-/// ``/Statecraft/createSelector(_:_:)``: it computes its value again only when its input
+/// Each selector is a `MemoizedSelector` made by
+/// `createSelector`: it computes its value again only when its input
 /// changed, and subscribers selecting it skip the states where it did not.
 ///
 /// > Important: A selector keeps its last input. ``all`` and ``filtered(_:)`` keep the whole
