@@ -9,7 +9,7 @@ extension EntityCollection {
   /// - Returns: `true` if it was added, `false` if the collection already had its id.
   /// - Complexity: Amortized O(1) in insertion order. Sorted: O(log *n*) comparisons to find the
   ///   place, then O(*n* − *p*) to insert at position *p*.
-  @discardableResult
+  @inlinable @discardableResult
   public mutating func add(_ element: Element) -> Bool {
     let id = identify(element)
     guard directory.position(of: id) == nil else { return false }
@@ -23,6 +23,7 @@ extension EntityCollection {
   /// - Parameter elements: The entities.
   /// - Complexity: O(*k*) for *k* entities in insertion order. Sorted: the new entities are
   ///   appended and the collection sorted once, O(*n* + *k* log(*n* + *k*)).
+  @inlinable
   public mutating func add(contentsOf elements: some Sequence<Element>) {
     for element in elements {
       let id = identify(element)
@@ -42,7 +43,7 @@ extension EntityCollection {
   /// - Returns: The entity it replaced, or `nil` if it was added.
   /// - Complexity: O(1) to replace in insertion order, amortized O(1) to add. Sorted: O(log *n*)
   ///   comparisons, plus the entities it moves over.
-  @discardableResult
+  @inlinable @discardableResult
   public mutating func upsert(_ element: Element) -> Element? {
     let id = identify(element)
     guard let position = directory.position(of: id) else {
@@ -61,6 +62,7 @@ extension EntityCollection {
   /// - Parameter elements: The entities.
   /// - Complexity: O(*k*) for *k* entities in insertion order. Sorted: the collection is sorted
   ///   once after, O(*n* + *k*) when the entities stay in order, else O((*n* + *k*) log(*n* + *k*)).
+  @inlinable
   public mutating func upsert(contentsOf elements: some Sequence<Element>) {
     for element in elements {
       let id = identify(element)
@@ -78,6 +80,7 @@ extension EntityCollection {
   ///
   /// - Parameter elements: The new entities.
   /// - Complexity: O(*n* + *k*) in insertion order, O(*n* + *k* log *k*) sorted.
+  @inlinable
   public mutating func setAll(_ elements: some Sequence<Element>) {
     removeAll(keepingCapacity: true)
     add(contentsOf: elements)

@@ -7,6 +7,7 @@ extension EntityCollection where Element: Identifiable, ID == Element.ID {
   ///
   /// - Parameter order: The order of the entities: ``EntityOrder/insertion`` unless given.
   /// - Complexity: O(1).
+  @inlinable
   public init(order: EntityOrder<Element> = .insertion) {
     self.init(id: { $0.id }, order: order)
   }
@@ -19,6 +20,7 @@ extension EntityCollection where Element: Identifiable, ID == Element.ID {
   ///   - elements: The entities.
   ///   - order: The order of the entities: ``EntityOrder/insertion`` unless given.
   /// - Complexity: O(*n*) in insertion order, O(*n* log *n*) sorted.
+  @inlinable
   public init(_ elements: some Sequence<Element>, order: EntityOrder<Element> = .insertion) {
     self.init(elements, id: { $0.id }, order: order)
   }
@@ -37,6 +39,7 @@ where Element: Identifiable, ID == Element.ID {
   ///
   /// - Parameter elements: The entities.
   /// - Complexity: O(*n*).
+  @inlinable
   public init(arrayLiteral elements: Element...) {
     self.init(order: .insertion)
     reserveCapacity(elements.count)

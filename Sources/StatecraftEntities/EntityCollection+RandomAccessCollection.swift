@@ -11,17 +11,20 @@ extension EntityCollection: RandomAccessCollection {
   /// The position of the first entity: zero.
   ///
   /// - Complexity: O(1).
+  @inlinable
   public var startIndex: Int { 0 }
 
   /// The position after the last entity: the number of entities.
   ///
   /// - Complexity: O(1).
+  @inlinable
   public var endIndex: Int { storage.count }
 
   /// The entity at a position.
   ///
   /// - Parameter position: A position below ``endIndex``.
   /// - Complexity: O(1).
+  @inlinable
   public subscript(position: Int) -> Element {
     storage[position]
   }
@@ -30,6 +33,7 @@ extension EntityCollection: RandomAccessCollection {
   ///
   /// - Returns: The iterator.
   /// - Complexity: O(1).
+  @inlinable
   public func makeIterator() -> IndexingIterator<[Element]> {
     storage.makeIterator()
   }

@@ -8,7 +8,7 @@ extension EntityCollection {
   /// - Complexity: O(*n* − *p*) for the entity at position *p*: O(1) for the last. The entities
   ///   after it are shifted and their positions renumbered in an integer array; the hash table
   ///   is written once.
-  @discardableResult
+  @inlinable @discardableResult
   public mutating func remove(id: ID) -> Element? {
     guard let position = directory.position(of: id) else { return nil }
     return removeEntity(at: position)
@@ -19,6 +19,7 @@ extension EntityCollection {
   ///
   /// - Parameter ids: The ids.
   /// - Complexity: O(*n* − *p* + *k* log *k*) for *k* ids whose first entity is at position *p*.
+  @inlinable
   public mutating func remove(ids: some Sequence<ID>) {
     let positions = Set(ids.compactMap { directory.position(of: $0) }).sorted()
     removeEntities(atIncreasingPositions: positions)
@@ -28,6 +29,7 @@ extension EntityCollection {
   ///
   /// - Parameter shouldBeRemoved: Whether to remove an entity.
   /// - Complexity: O(*n*).
+  @inlinable
   public mutating func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
     var positions: [Int] = []
     for (position, element) in storage.enumerated() where try shouldBeRemoved(element) {
@@ -41,12 +43,14 @@ extension EntityCollection {
   /// - Parameter keepingCapacity: Whether to keep the storage's capacity, for a collection that
   ///   is filled again.
   /// - Complexity: O(*n*).
+  @inlinable
   public mutating func removeAll(keepingCapacity: Bool = false) {
     directory.removeAll(keepingCapacity: keepingCapacity)
     storage.removeAll(keepingCapacity: keepingCapacity)
   }
 
-  private mutating func removeEntities(atIncreasingPositions positions: [Int]) {
+  @inlinable
+  mutating func removeEntities(atIncreasingPositions positions: [Int]) {
     guard let first = positions.first else { return }
     directory.remove(atIncreasingPositions: positions)
     var write = first

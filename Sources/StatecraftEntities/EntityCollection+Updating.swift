@@ -18,7 +18,7 @@ extension EntityCollection {
   /// - Returns: What `body` returns, or `nil` if no entity has the id (then `body` is not called).
   /// - Complexity: O(1), plus the entities a sorted collection moves it over and O(log *n*)
   ///   comparisons to find its new place.
-  @discardableResult
+  @inlinable @discardableResult
   public mutating func update<Result>(
     id: ID, _ body: (inout Element) throws -> Result
   ) rethrows -> Result? {
@@ -39,7 +39,7 @@ extension EntityCollection {
   ///   - change: The change.
   /// - Returns: `true` if an entity has the id.
   /// - Complexity: What ``update(id:_:)`` costs, plus the change's assignments.
-  @discardableResult
+  @inlinable @discardableResult
   public mutating func update(id: ID, applying change: EntityChange<Element>) -> Bool {
     update(id: id) { change.apply(to: &$0) } != nil
   }
@@ -52,6 +52,7 @@ extension EntityCollection {
   ///   - body: Changes an entity.
   /// - Complexity: O(*k*) for *k* ids in insertion order. Sorted: the collection is sorted once
   ///   after, O(*n* + *k*) when the entities stay in order, else O(*n* log *n*).
+  @inlinable
   public mutating func update(
     ids: some Sequence<ID>, _ body: (inout Element) throws -> Void
   ) rethrows {
@@ -70,6 +71,7 @@ extension EntityCollection {
   /// - Complexity: O(*k*) for *k* changes in insertion order, plus their assignments. Sorted: the
   ///   collection is sorted once after, O(*n* + *k*) when the entities stay in order, else
   ///   O(*n* log *n*).
+  @inlinable
   public mutating func update(contentsOf changes: some Sequence<(ID, EntityChange<Element>)>) {
     defer { restoreSortOrder() }
     for (id, change) in changes {

@@ -51,13 +51,20 @@
 /// id of an element, the sort order) are `@Sendable`.
 public struct EntityCollection<ID: Hashable & Sendable, Element: Sendable>: Sendable {
   /// The ids, in order, and where each id is.
-  var directory: EntityIndex<ID>
+  @usableFromInline var directory: EntityIndex<ID>
   /// The elements, in the order of `directory.ids`.
-  var storage: [Element]
+  @usableFromInline var storage: [Element]
   /// The id of an element.
-  let identify: @Sendable (Element) -> ID
+  @usableFromInline let identify: @Sendable (Element) -> ID
   /// The order, which a sorted collection's mutations keep.
-  private(set) var orderRule: EntityOrder<Element>
+  @usableFromInline var orderRule: EntityOrder<Element>
+  /// The entity being changed through ``subscript(id:)``, moved out of `storage` while the caller
+  /// changes it; `nil` at all other times.
+  ///
+  /// It is kept here rather than in the accessor, so that the accessor's frame holds only a
+  /// position and an id and fits the caller's buffer: a coroutine frame that does not fit is
+  /// allocated.
+  @usableFromInline var inFlight: Element?
 
   /// Creates an empty collection whose entities are identified by `id`, in the given order.
   ///
@@ -71,6 +78,7 @@ public struct EntityCollection<ID: Hashable & Sendable, Element: Sendable>: Send
   ///   - id: Reads an element's id, usually a key path.
   ///   - order: The order of the entities: ``EntityOrder/insertion`` unless given.
   /// - Complexity: O(1).
+  @inlinable
   public init(
     id: @escaping @Sendable (Element) -> ID, order: EntityOrder<Element> = .insertion
   ) {
@@ -78,6 +86,7 @@ public struct EntityCollection<ID: Hashable & Sendable, Element: Sendable>: Send
     self.storage = []
     self.identify = id
     self.orderRule = order
+    self.inFlight = nil
   }
 
   /// Creates a collection of the given elements, identified by `id`, in the given order.
@@ -89,6 +98,7 @@ public struct EntityCollection<ID: Hashable & Sendable, Element: Sendable>: Send
   ///   - id: Reads an element's id, usually a key path.
   ///   - order: The order of the entities: ``EntityOrder/insertion`` unless given.
   /// - Complexity: O(*n*) in insertion order, O(*n* log *n*) sorted.
+  @inlinable
   public init(
     _ elements: some Sequence<Element>,
     id: @escaping @Sendable (Element) -> ID,
@@ -101,16 +111,19 @@ public struct EntityCollection<ID: Hashable & Sendable, Element: Sendable>: Send
   /// The ids of the entities, in order.
   ///
   /// - Complexity: O(1): the collection's own array, shared until either side changes.
+  @inlinable
   public var ids: [ID] { directory.ids }
 
   /// The entities, in order, as an array.
   ///
   /// - Complexity: O(1): the collection's own array, shared until either side changes.
+  @inlinable
   public var elements: [Element] { storage }
 
   /// The order the collection keeps.
   ///
   /// - Complexity: O(1).
+  @inlinable
   public var order: EntityOrder<Element> { orderRule }
 
   /// The entity with the given id: `nil` if there is none.
@@ -132,6 +145,7 @@ public struct EntityCollection<ID: Hashable & Sendable, Element: Sendable>: Send
   /// - Parameter id: The entity's id.
   /// - Complexity: O(1) to read or change in place. Adding, removing, and moving a changed entity
   ///   in a sorted collection cost what ``add(_:)``, ``remove(id:)`` and ``update(id:_:)`` cost.
+  @inlinable
   public subscript(id id: ID) -> Element? {
     get {
       guard let position = directory.position(of: id) else { return nil }
@@ -146,35 +160,10 @@ public struct EntityCollection<ID: Hashable & Sendable, Element: Sendable>: Send
       }
     }
     _modify {
-      guard let position = directory.position(of: id) else {
-        var added: Element? = nil
-        defer {
-          if let added {
-            requireID(of: added, is: id)
-            add(added)
-          }
-        }
-        yield &added
-        return
-      }
-      // Moves the entity out of the array (to its end, then off it) so that it can be yielded as
-      // an optional without a copy, and back in place afterwards; the array keeps its capacity.
-      storage.swapAt(position, storage.count - 1)
-      var entity: Element? = storage.removeLast()
-      defer {
-        if let entity {
-          storage.append(entity)
-          storage.swapAt(position, storage.count - 1)
-          entityChanged(at: position, id: id)
-        } else {
-          // The entity at `position` is the one that was last: put it back at the end.
-          if position < storage.count {
-            storage.append(storage.remove(at: position))
-          }
-          directory.remove(at: position)
-        }
-      }
-      yield &entity
+      let position = directory.position(of: id) ?? -1
+      if position >= 0 { inFlight = takeEntity(at: position) }
+      defer { finishModifying(at: position, id: id) }
+      yield &inFlight
     }
   }
 
@@ -183,6 +172,7 @@ public struct EntityCollection<ID: Hashable & Sendable, Element: Sendable>: Send
   /// - Parameter id: An id.
   /// - Returns: `true` if an entity has that id.
   /// - Complexity: O(1).
+  @inlinable
   public func contains(id: ID) -> Bool {
     directory.position(of: id) != nil
   }
@@ -192,6 +182,7 @@ public struct EntityCollection<ID: Hashable & Sendable, Element: Sendable>: Send
   /// - Parameter id: An id.
   /// - Returns: The entity's position, or `nil` if no entity has that id.
   /// - Complexity: O(1).
+  @inlinable
   public func index(id: ID) -> Int? {
     directory.position(of: id)
   }
@@ -200,12 +191,47 @@ public struct EntityCollection<ID: Hashable & Sendable, Element: Sendable>: Send
   ///
   /// - Parameter minimumCapacity: The number of entities to make room for.
   /// - Complexity: O(*n*) if it reallocates.
+  @inlinable
   public mutating func reserveCapacity(_ minimumCapacity: Int) {
     directory.reserveCapacity(minimumCapacity)
     storage.reserveCapacity(minimumCapacity)
   }
 
+  /// Moves the entity at `position` out of the storage, to yield it as an optional without a
+  /// copy: it is swapped to the end and taken off; the array keeps its capacity.
+  @inlinable
+  mutating func takeEntity(at position: Int) -> Element {
+    storage.swapAt(position, storage.count - 1)
+    return storage.removeLast()
+  }
+
+  /// Puts back the entity ``takeEntity(at:)`` took from `position` into `inFlight`, or removes
+  /// it if the caller set it to `nil`; with no position (-1), adds the entity the caller
+  /// assigned, if any.
+  @inlinable
+  mutating func finishModifying(at position: Int, id: ID) {
+    let entity = inFlight.take()
+    guard position >= 0 else {
+      guard let entity else { return }
+      requireID(of: entity, is: id)
+      add(entity)
+      return
+    }
+    guard let entity else {
+      // The entity at `position` is the one that was last: it goes back to the end.
+      if position < storage.count {
+        storage.append(storage.remove(at: position))
+      }
+      directory.remove(at: position)
+      return
+    }
+    storage.append(entity)
+    storage.swapAt(position, storage.count - 1)
+    entityChanged(at: position, id: id)
+  }
+
   /// Stops the program if `element`'s id is not `id`.
+  @inlinable
   func requireID(of element: Element, is id: ID) {
     let actual = identify(element)
     precondition(

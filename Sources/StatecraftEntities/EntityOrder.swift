@@ -14,12 +14,17 @@
 /// does not hold its order (a function cannot be encoded). See
 /// ``EntityCollection/init(from:order:)``.
 public struct EntityOrder<Element>: Sendable {
+  @usableFromInline
   enum Rule: Sendable {
     case insertion
     case sorted(@Sendable (Element, Element) -> Bool)
   }
 
-  let rule: Rule
+  @usableFromInline let rule: Rule
+
+  @usableFromInline init(rule: Rule) {
+    self.rule = rule
+  }
 
   /// The order entities were added in; a replaced or changed entity keeps its place.
   ///

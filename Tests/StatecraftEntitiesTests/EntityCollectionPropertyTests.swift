@@ -267,6 +267,7 @@ private struct Model {
         return "entity \(id) was removed but is found"
       }
     }
+    if collection.inFlight != nil { return "an entity is left in flight" }
     return directoryMismatch(collection.directory)
   }
 

@@ -67,6 +67,21 @@ private struct Holder: Identifiable, Sendable {
     #expect(holders.ids == [1, 2])
   }
 
+  @Test func aThrowingChangeThroughTheSubscriptKeepsTheEntityInPlace() {
+    struct Refused: Error {}
+    func renameThenFail(_ item: inout Item?) throws {
+      item?.note = "renamed"
+      throw Refused()
+    }
+    var items = EntityCollection<Int, Item>(
+      [Item(id: 1, rank: 1), Item(id: 2, rank: 2), Item(id: 3, rank: 3)], order: .sorted(by: \.rank)
+    )
+    #expect(throws: Refused.self) { try renameThenFail(&items[id: 1]) }
+    #expect(items.ids == [1, 2, 3])
+    #expect(items[id: 1]?.note == "renamed")
+    #expect(items.map(\.id) == [1, 2, 3])
+  }
+
   @Test func equalityComparesIDsAndEntitiesInOrderNotTheOrderRule() {
     let a: EntityCollection<Int, Item> = [Item(id: 1, rank: 2), Item(id: 2, rank: 1)]
     var b = EntityCollection<Int, Item>(order: .sorted(by: \.rank))

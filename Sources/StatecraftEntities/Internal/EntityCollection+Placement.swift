@@ -7,12 +7,14 @@ extension EntityCollection {
   /// the last entity that does not go after it, found by binary search.
   ///
   /// - Complexity: O(log *n*) comparisons when sorted, O(1) otherwise.
+  @inlinable
   func insertionPosition(for element: Element) -> Int {
     guard case .sorted(let areInIncreasingOrder) = orderRule.rule else { return storage.count }
     return upperBound(of: element, in: 0..<storage.count, areInIncreasingOrder)
   }
 
   /// The first position in `range` whose entity goes after `element`, or the range's end.
+  @inlinable
   func upperBound(
     of element: Element, in range: Range<Int>,
     _ areInIncreasingOrder: (Element, Element) -> Bool
@@ -33,6 +35,7 @@ extension EntityCollection {
   /// Inserts `element`, whose id `id` is not in the collection, at `position`.
   ///
   /// - Complexity: O(1) at the end, otherwise O(*n* − `position`).
+  @inlinable
   mutating func insertNew(_ element: Element, id: ID, at position: Int) {
     directory.insert(id, at: position)
     if position == storage.count {
@@ -45,6 +48,7 @@ extension EntityCollection {
   /// Removes the entity at `position` from the storage and the directory.
   ///
   /// - Complexity: O(1) at the end, otherwise O(*n* − `position`).
+  @inlinable
   mutating func removeEntity(at position: Int) -> Element {
     directory.remove(at: position)
     return storage.remove(at: position)
@@ -54,6 +58,7 @@ extension EntityCollection {
   /// collection moves it if it no longer fits between its neighbours.
   ///
   /// - Complexity: O(1) if it stays; O(log *n* + *d*) to move it *d* places.
+  @inlinable
   mutating func entityChanged(at position: Int, id: ID) {
     requireID(of: storage[position], is: id)
     guard case .sorted(let areInIncreasingOrder) = orderRule.rule else { return }
@@ -74,6 +79,7 @@ extension EntityCollection {
   /// Moves the entity at `source` to `destination`, shifting those between by one place.
   ///
   /// - Complexity: O(|`source` − `destination`|).
+  @inlinable
   mutating func move(from source: Int, to destination: Int) {
     if source < destination {
       for position in source..<destination { storage.swapAt(position, position + 1) }
@@ -89,6 +95,7 @@ extension EntityCollection {
   /// compare equal (the sort is stable).
   ///
   /// - Complexity: O(*n*) if it is in order, otherwise O(*n* log *n*).
+  @inlinable
   mutating func restoreSortOrder() {
     guard case .sorted(let areInIncreasingOrder) = orderRule.rule else { return }
     let elements = storage

@@ -9,24 +9,25 @@
 /// `slots[ids[p]] == slotAtPosition[p]` and `positionOfSlot[slotAtPosition[p]] == p`; a slot
 /// that no id holds is in `freeSlots` and its `positionOfSlot` is -1.
 
+@usableFromInline
 struct EntityIndex<ID: Hashable & Sendable>: Sendable {
   /// The ids, in the collection's order.
-  private(set) var ids: [ID] = []
+  @usableFromInline var ids: [ID] = []
   /// The slot of each id.
-  private(set) var slots: [ID: Int] = [:]
+  @usableFromInline var slots: [ID: Int] = [:]
   /// The slot of the id at each position.
-  private(set) var slotAtPosition: [Int] = []
+  @usableFromInline var slotAtPosition: [Int] = []
   /// The position of the id that holds each slot, or -1.
-  private(set) var positionOfSlot: [Int] = []
+  @usableFromInline var positionOfSlot: [Int] = []
   /// Slots no id holds, reused last first.
-  private var freeSlots: [Int] = []
+  @usableFromInline var freeSlots: [Int] = []
 
-  init() {}
+  @inlinable init() {}
 
-  var count: Int { ids.count }
+  @inlinable var count: Int { ids.count }
 
   /// The position of `id`, if it is in the index.
-  func position(of id: ID) -> Int? {
+  @inlinable func position(of id: ID) -> Int? {
     guard let slot = slots[id] else { return nil }
     return positionOfSlot[slot]
   }
@@ -34,7 +35,7 @@ struct EntityIndex<ID: Hashable & Sendable>: Sendable {
   /// Adds `id`, which is not in the index, at `position`.
   ///
   /// - Complexity: O(1) at the end; otherwise O(*n* − `position`), to shift the positions after it.
-  mutating func insert(_ id: ID, at position: Int) {
+  @inlinable mutating func insert(_ id: ID, at position: Int) {
     let slot: Int
     if let free = freeSlots.popLast() {
       slot = free
@@ -52,7 +53,7 @@ struct EntityIndex<ID: Hashable & Sendable>: Sendable {
   ///
   /// - Complexity: O(1) at the end; otherwise O(*n* − `position`).
   @discardableResult
-  mutating func remove(at position: Int) -> ID {
+  @inlinable mutating func remove(at position: Int) -> ID {
     let id = ids.remove(at: position)
     let slot = slotAtPosition.remove(at: position)
     slots[id] = nil
@@ -64,7 +65,7 @@ struct EntityIndex<ID: Hashable & Sendable>: Sendable {
   /// Removes the ids at `positions`, which are in increasing order, keeping the others in order.
   ///
   /// - Complexity: O(*n* − `positions.first`).
-  mutating func remove(atIncreasingPositions positions: [Int]) {
+  @inlinable mutating func remove(atIncreasingPositions positions: [Int]) {
     guard let first = positions.first else { return }
     var write = first
     var next = 0
@@ -87,7 +88,7 @@ struct EntityIndex<ID: Hashable & Sendable>: Sendable {
   /// Moves the id at `source` to `destination`, shifting the ids between them by one.
   ///
   /// - Complexity: O(|`source` − `destination`|).
-  mutating func move(from source: Int, to destination: Int) {
+  @inlinable mutating func move(from source: Int, to destination: Int) {
     if source < destination {
       for position in source..<destination {
         ids.swapAt(position, position + 1)
@@ -107,7 +108,7 @@ struct EntityIndex<ID: Hashable & Sendable>: Sendable {
   /// at `permutation[p]` before.
   ///
   /// - Complexity: O(*n*).
-  mutating func permute(_ permutation: [Int]) {
+  @inlinable mutating func permute(_ permutation: [Int]) {
     ids = permutation.map { ids[$0] }
     slotAtPosition = permutation.map { slotAtPosition[$0] }
     repairPositions(from: 0)
@@ -116,7 +117,7 @@ struct EntityIndex<ID: Hashable & Sendable>: Sendable {
   /// Removes every id.
   ///
   /// - Complexity: O(*n*).
-  mutating func removeAll(keepingCapacity: Bool) {
+  @inlinable mutating func removeAll(keepingCapacity: Bool) {
     ids.removeAll(keepingCapacity: keepingCapacity)
     slots.removeAll(keepingCapacity: keepingCapacity)
     slotAtPosition.removeAll(keepingCapacity: keepingCapacity)
@@ -127,23 +128,23 @@ struct EntityIndex<ID: Hashable & Sendable>: Sendable {
   /// Reserves room for `capacity` ids.
   ///
   /// - Complexity: O(*n*) if it reallocates.
-  mutating func reserveCapacity(_ capacity: Int) {
+  @inlinable mutating func reserveCapacity(_ capacity: Int) {
     ids.reserveCapacity(capacity)
     slots.reserveCapacity(capacity)
     slotAtPosition.reserveCapacity(capacity)
     positionOfSlot.reserveCapacity(capacity)
   }
 
-  private mutating func release(_ slot: Int) {
+  @inlinable mutating func release(_ slot: Int) {
     positionOfSlot[slot] = -1
     freeSlots.append(slot)
   }
 
-  private mutating func repairPositions(from start: Int) {
+  @inlinable mutating func repairPositions(from start: Int) {
     repairPositions(in: start..<ids.count)
   }
 
-  private mutating func repairPositions(in positions: Range<Int>) {
+  @inlinable mutating func repairPositions(in positions: Range<Int>) {
     for position in positions {
       positionOfSlot[slotAtPosition[position]] = position
     }
