@@ -13,7 +13,7 @@ extension EntityCollection {
   public mutating func add(_ element: Element) -> Bool {
     let id = identify(element)
     guard directory.position(of: id) == nil else { return false }
-    insertNew(element, id: id, at: insertionPosition(for: element))
+    insertNew(element, id: id, at: Self.insertionPosition(for: element, in: storage, orderRule))
     return true
   }
 
@@ -47,7 +47,7 @@ extension EntityCollection {
   public mutating func upsert(_ element: Element) -> Element? {
     let id = identify(element)
     guard let position = directory.position(of: id) else {
-      insertNew(element, id: id, at: insertionPosition(for: element))
+      insertNew(element, id: id, at: Self.insertionPosition(for: element, in: storage, orderRule))
       return nil
     }
     let old = storage[position]

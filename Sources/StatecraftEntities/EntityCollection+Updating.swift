@@ -59,7 +59,7 @@ extension EntityCollection {
     defer { restoreSortOrder() }
     for id in ids {
       guard let position = directory.position(of: id) else { continue }
-      defer { requireID(of: storage[position], is: id) }
+      defer { Self.requireID(identify(storage[position]), is: id) }
       try body(&storage[position])
     }
   }
@@ -77,7 +77,7 @@ extension EntityCollection {
     for (id, change) in changes {
       guard let position = directory.position(of: id) else { continue }
       change.apply(to: &storage[position])
-      requireID(of: storage[position], is: id)
+      Self.requireID(identify(storage[position]), is: id)
     }
   }
 }

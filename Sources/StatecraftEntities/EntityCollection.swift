@@ -153,7 +153,7 @@ public struct EntityCollection<ID: Hashable & Sendable, Element: Sendable>: Send
     }
     set {
       if let newValue {
-        requireID(of: newValue, is: id)
+        Self.requireID(identify(newValue), is: id)
         upsert(newValue)
       } else {
         remove(id: id)
@@ -213,7 +213,7 @@ public struct EntityCollection<ID: Hashable & Sendable, Element: Sendable>: Send
     let entity = inFlight.take()
     guard position >= 0 else {
       guard let entity else { return }
-      requireID(of: entity, is: id)
+      Self.requireID(identify(entity), is: id)
       add(entity)
       return
     }
@@ -230,10 +230,13 @@ public struct EntityCollection<ID: Hashable & Sendable, Element: Sendable>: Send
     entityChanged(at: position, id: id)
   }
 
-  /// Stops the program if `element`'s id is not `id`.
+  /// Stops the program if `actual`, the id of an entity assigned or changed under `id`, is not
+  /// `id`.
+  ///
+  /// Static, as every helper that mutating code calls: a non-mutating method called on `self`
+  /// from a mutating one copies the whole collection (a retain of each of its buffers).
   @inlinable
-  func requireID(of element: Element, is id: ID) {
-    let actual = identify(element)
+  static func requireID(_ actual: ID, is id: ID) {
     precondition(
       actual == id,
       """

@@ -3,20 +3,22 @@
 // these, which keep the storage and the directory in step.
 
 extension EntityCollection {
-  /// The position a new entity takes: the end in insertion order; in a sorted collection, after
-  /// the last entity that does not go after it, found by binary search.
+  /// The position a new entity takes in `storage`: the end in insertion order; in a sorted
+  /// collection, after the last entity that does not go after it, found by binary search.
   ///
   /// - Complexity: O(log *n*) comparisons when sorted, O(1) otherwise.
   @inlinable
-  func insertionPosition(for element: Element) -> Int {
-    guard case .sorted(let areInIncreasingOrder) = orderRule.rule else { return storage.count }
-    return upperBound(of: element, in: 0..<storage.count, areInIncreasingOrder)
+  static func insertionPosition(
+    for element: Element, in storage: [Element], _ order: EntityOrder<Element>
+  ) -> Int {
+    guard case .sorted(let areInIncreasingOrder) = order.rule else { return storage.count }
+    return upperBound(of: element, in: storage, 0..<storage.count, areInIncreasingOrder)
   }
 
   /// The first position in `range` whose entity goes after `element`, or the range's end.
   @inlinable
-  func upperBound(
-    of element: Element, in range: Range<Int>,
+  static func upperBound(
+    of element: Element, in storage: [Element], _ range: Range<Int>,
     _ areInIncreasingOrder: (Element, Element) -> Bool
   ) -> Int {
     var low = range.lowerBound
@@ -60,16 +62,18 @@ extension EntityCollection {
   /// - Complexity: O(1) if it stays; O(log *n* + *d*) to move it *d* places.
   @inlinable
   mutating func entityChanged(at position: Int, id: ID) {
-    requireID(of: storage[position], is: id)
+    Self.requireID(identify(storage[position]), is: id)
     guard case .sorted(let areInIncreasingOrder) = orderRule.rule else { return }
     let destination: Int
     if position > 0, areInIncreasingOrder(storage[position], storage[position - 1]) {
-      destination = upperBound(of: storage[position], in: 0..<position, areInIncreasingOrder)
+      destination = Self.upperBound(
+        of: storage[position], in: storage, 0..<position, areInIncreasingOrder)
     } else if position + 1 < storage.count,
       areInIncreasingOrder(storage[position + 1], storage[position])
     {
       let after = position + 1..<storage.count
-      destination = upperBound(of: storage[position], in: after, areInIncreasingOrder) - 1
+      destination =
+        Self.upperBound(of: storage[position], in: storage, after, areInIncreasingOrder) - 1
     } else {
       return
     }
