@@ -78,10 +78,11 @@ public struct EntityCollection<ID: Hashable & Sendable, Element: Sendable>: Send
   ///   - id: Reads an element's id, usually a key path.
   ///   - order: The order of the entities: ``EntityOrder/insertion`` unless given.
   /// - Complexity: O(1).
-  @inlinable
   public init(
     id: @escaping @Sendable (Element) -> ID, order: EntityOrder<Element> = .insertion
   ) {
+    // Not inlinable: built with library evolution, only the module's own initializer may set
+    // the stored properties; the inlinable initializers call it.
     self.directory = EntityIndex()
     self.storage = []
     self.identify = id

@@ -22,7 +22,7 @@ struct EntityIndex<ID: Hashable & Sendable>: Sendable {
   /// Slots no id holds, reused last first.
   @usableFromInline var freeSlots: [Int] = []
 
-  @inlinable init() {}
+  init() {}
 
   @inlinable var count: Int { ids.count }
 
