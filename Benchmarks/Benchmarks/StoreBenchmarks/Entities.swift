@@ -292,11 +292,30 @@ func entitiesInPlaceReducer(state: inout EntitiesState, action: Action) {
   if let action = action as? SetRank { state.entities[id: action.id]?.rank = action.rank }
 }
 
+/// The same change through `update(id:_:)`, which changes the entity where it is stored.
+func entitiesUpdateReducer(state: inout EntitiesState, action: Action) {
+  if let action = action as? SetRank {
+    state.entities.update(id: action.id) { $0.rank = action.rank }
+  }
+}
+
 private func entityDispatchBenchmarks() {
   Benchmark(
     "s: dispatch changing one entity of 100000, in-place reducer", configuration: .kilo
   ) { benchmark in
     let store = Store(reducer: entitiesInPlaceReducer, state: EntitiesState(count: 100_000))
+    benchmark.startMeasurement()
+    for iteration in benchmark.scaledIterations {
+      store.dispatch(SetRank(id: iteration &* 7_919 % 100_000, rank: iteration))
+    }
+    benchmark.stopMeasurement()
+    blackHole(store.state.entities.count)
+  }
+  Benchmark(
+    "s: dispatch changing one entity of 100000 with update(id:_:), in-place reducer",
+    configuration: .kilo
+  ) { benchmark in
+    let store = Store(reducer: entitiesUpdateReducer, state: EntitiesState(count: 100_000))
     benchmark.startMeasurement()
     for iteration in benchmark.scaledIterations {
       store.dispatch(SetRank(id: iteration &* 7_919 % 100_000, rank: iteration))
