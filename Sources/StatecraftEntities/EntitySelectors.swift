@@ -15,10 +15,11 @@ import Statecraft
 /// `createSelector`: it computes its value again only when its input
 /// changed, and subscribers selecting it skip the states where it did not.
 ///
-/// > Important: A selector keeps its last input. ``all`` and ``filtered(_:)`` keep the whole
-/// > collection, so the next in-place change to the collection copies its storage once (O(*n*))
-/// > while the selector holds the old one. ``byID(_:)`` and ``total`` keep one entity or a
-/// > number, and leave in-place changes O(1).
+/// > Important: A selector keeps its last input. ``all`` keeps the entities' array and
+/// > ``filtered(_:)`` the whole collection, so the next in-place change to an entity copies that
+/// > array once (O(*n*)) while the selector holds the old one; ``ids`` keeps the ids, which an
+/// > in-place change does not touch. ``byID(_:)`` and ``total`` keep one entity or a number,
+/// > and leave in-place changes O(1).
 public struct EntitySelectors<State, ID: Hashable & Sendable, Element: Sendable & Equatable>:
   Sendable
 {
