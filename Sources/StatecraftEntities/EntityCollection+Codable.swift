@@ -21,6 +21,10 @@ extension EntityCollection: Encodable where ID: Encodable, Element: Encodable {
   /// integer id: an `Int` id 42 is `"42"`, a `UUID` its `uuidString`, an enum with a `String` raw
   /// value its raw value. The order (``EntityOrder``) is not encoded.
   ///
+  /// > Note: A key strategy of the encoder, such as `JSONEncoder`'s `convertToSnakeCase`, rewrites
+  /// > the keys of `entities` too: an id with capital letters then no longer finds its entity
+  /// > when decoded (decoding throws `keyNotFound`). Encode states with such ids without one.
+  ///
   /// - Parameter encoder: The encoder.
   /// - Throws: `EncodingError.invalidValue` for an id that does not encode as one string or
   ///   integer, and the errors of the entities' encoding.

@@ -200,6 +200,24 @@ private func decode<Value: Decodable>(_ type: Value.Type, _ json: String) throws
     #expect(throws: DecodingError.self) { try decode(EntityCollection<Int, Item>.self, "{") }
   }
 
+  @Test func aSnakeCaseKeyStrategyLosesCapitalisedIDsWithAnErrorNotATrap() throws {
+    let films: EntityCollection<UUID, Film> = [Film(id: UUID(), title: "A New Hope")]
+    let encoder = JSONEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    let data = try encoder.encode(films)
+    #expect {
+      try decoder.decode(EntityCollection<UUID, Film>.self, from: data)
+    } throws: { error in
+      guard case DecodingError.keyNotFound = error else { return false }
+      return true
+    }
+    let items: EntityCollection<Int, Item> = [Item(id: 1, rank: 0)]
+    #expect(
+      try decoder.decode(EntityCollection<Int, Item>.self, from: encoder.encode(items)) == items)
+  }
+
   @Test func anEmptyCollectionRoundTrips() throws {
     let empty = EntityCollection<Int, Item>()
     #expect(try encode(empty) == #"{"entities":{},"ids":[]}"#)
