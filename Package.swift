@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "StatecraftTesting", targets: ["StatecraftTesting"]),
     .library(name: "StatecraftObservation", targets: ["StatecraftObservation"]),
     .library(name: "StatecraftTools", targets: ["StatecraftTools"]),
+    .library(name: "StatecraftEntities", targets: ["StatecraftEntities"]),
     .executable(name: "counter", targets: ["Counter"]),
     .executable(name: "films", targets: ["Films"]),
     .executable(name: "inspect", targets: ["Inspect"]),
@@ -30,6 +31,8 @@ let package = Package(
     .target(name: "StatecraftObservation", dependencies: ["Statecraft"]),
     // Logging and persistence need Foundation (files, JSON, dates); the core does not.
     .target(name: "StatecraftTools", dependencies: ["Statecraft"]),
+    // Normalized entity collections for state: the standard library only, like the core.
+    .target(name: "StatecraftEntities", dependencies: ["Statecraft"]),
     .target(
       name: "CounterModel",
       dependencies: ["Statecraft", "StatecraftTools"],
@@ -112,6 +115,13 @@ let package = Package(
         "Statecraft", "StatecraftTools", "StatecraftTesting", "StatecraftTestSupport",
       ],
       resources: [.copy("Fixtures")]
+    ),
+    .testTarget(
+      name: "StatecraftEntitiesTests",
+      dependencies: [
+        "StatecraftEntities", "Statecraft", "StatecraftTesting", "StatecraftTools",
+        "StatecraftTestSupport",
+      ]
     ),
     .testTarget(
       name: "StatecraftTestingTests",

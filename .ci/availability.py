@@ -14,7 +14,9 @@ import sys
 
 FLOOR = {"macOS": (12, 0), "iOS": (15, 0), "tvOS": (15, 0), "watchOS": (8, 0)}
 MODULES = ["Swift", "_Concurrency", "Synchronization", "Observation"]
-PRODUCTS = ["Statecraft", "StatecraftTesting", "StatecraftTools", "StatecraftObservation"]
+PRODUCTS = [
+    "Statecraft", "StatecraftTesting", "StatecraftTools", "StatecraftObservation", "StatecraftEntities",
+]
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 toolchain = os.path.dirname(os.path.dirname(os.path.realpath(

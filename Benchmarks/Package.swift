@@ -20,6 +20,7 @@ let package = Package(
         .product(name: "Benchmark", package: "benchmark"),
         .product(name: "Statecraft", package: "Statecraft"),
         .product(name: "StatecraftTools", package: "Statecraft"),
+        .product(name: "StatecraftEntities", package: "Statecraft"),
       ],
       path: "Benchmarks/StoreBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -1,7 +1,7 @@
 import Benchmark
 import Statecraft
 
-// The workloads of issues 3, 6 and 17, each next to a baseline measured in the same run, one file
+// The workloads of issues 3, 6, 17 and 31, each next to a baseline measured in the same run, one file
 // per group. Names start with the workload's letter so that `--filter` can pick them. The
 // benchmarks named "gate" count the allocations of 10,000 dispatches, unscaled; `.ci/run` checks
 // them against Thresholds/.
@@ -25,4 +25,5 @@ let benchmarks: @Sendable () -> Void = {
   engineBenchmarks()
   persistenceBenchmarks()
   inspectorBenchmarks()
+  entityBenchmarks()
 }
