@@ -16,15 +16,16 @@ import TodoModel
 }
 
 private let hostileSessionRecording = """
-{"index":0,"payload":{"add": {"_0": "<img src=x onerror=document.body.dataset.pwned=1>"}},"time":0.010,"type":"TodoModel.TodoAction"}
-{"index":1,"payload":{"add": {"_0": "<!--<script>"}},"time":0.020,"type":"TodoModel.TodoAction"}
-{"index":2,"payload":{"add": {"_0": "</script><script>document.body.dataset.pwned=2</script>"}},"time":0.030,"type":"TodoModel.TodoAction"}
-{"index":3,"payload":{"add": {"_0": "quotes \\"\\"\\"# and \\\\(interpolation) and a \\\\ backslash"}},"time":0.040,"type":"TodoModel.TodoAction"}
-{"index":4,"payload":{"add": {"_0": "control: DEL \u{7F}, line separators \u{2028} \u{2029}, bidi \u{202E} reversed"}},"time":0.050,"type":"TodoModel.TodoAction"}
-{"index":5,"payload":{"add": {"_0": "markers __DATA__ and __TITLE__ in a title"}},"time":0.060,"type":"TodoModel.TodoAction"}
-{"index":6,"payload":{"add": {"_0": "non-ASCII: caf\u{E9}, \u{65E5}\u{672C}\u{8A9E}, \u{1F642}"}},"time":0.070,"type":"TodoModel.TodoAction"}
-{"index":7,"payload":{"add": {"_0": "'single' & \\"double\\" quotes & ampersands &amp;"}},"time":0.080,"type":"TodoModel.TodoAction"}
-{"index":8,\u{D}"payload":{"toggle":{"_0":1}},"time":0.5,"type":"TodoModel.TodoAction"}\u{D}
+{"format":"statecraft-recording","snapshotInterval":1000,"startedAt":1795700000.5,"stateType":"TodoModel.TodoState","version":2}
+{"index":0,"payload":{"add":{"_0":"<img src=x onerror=document.body.dataset.pwned=1>"}},"time":0.01,"type":"TodoModel.TodoAction"}
+{"index":1,"payload":{"add":{"_0":"<!--<script>"}},"time":0.02,"type":"TodoModel.TodoAction"}
+{"index":2,"payload":{"add":{"_0":"</script><script>document.body.dataset.pwned=2</script>"}},"time":0.03,"type":"TodoModel.TodoAction"}
+{"index":3,"payload":{"add":{"_0":"quotes \\"\\"\\"# and \\\\(interpolation) and a \\\\ backslash"}},"time":0.04,"type":"TodoModel.TodoAction"}
+{"index":4,"payload":{"add":{"_0":"control: DEL \u{7F}, line separators \u{2028} \u{2029}, bidi \u{202E} reversed"}},"time":0.05,"type":"TodoModel.TodoAction"}
+{"index":5,"payload":{"add":{"_0":"markers __DATA__ and __TITLE__ in a title"}},"time":0.06,"type":"TodoModel.TodoAction"}
+{"index":6,"payload":{"add":{"_0":"non-ASCII: caf\u{E9}, \u{65E5}\u{672C}\u{8A9E}, \u{1F642}"}},"time":0.07,"type":"TodoModel.TodoAction"}
+{"index":7,"payload":{"add":{"_0":"'single' & \\"double\\" quotes & ampersands &amp;"}},"time":0.08,"type":"TodoModel.TodoAction"}
+{"index":8,"payload":{"toggle":{"_0":1}},"time":0.5,"type":"TodoModel.TodoAction"}
 
 {"index":9,"payload":{"delete":{"_0":2}},"time":0.6,"type":"TodoModel.TodoAction"}
 """

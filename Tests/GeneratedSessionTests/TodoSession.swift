@@ -16,12 +16,13 @@ import TodoModel
 }
 
 private let todoSessionRecording = """
-{"index":0,"payload":{"setFilter":{"_0":"all"}},"time":0.00037304,"type":"TodoModel.TodoAction"}
-{"index":1,"payload":{"add":{"_0":"Buy milk"}},"time":0.001973322,"type":"TodoModel.TodoAction"}
-{"index":2,"payload":{"add":{"_0":"Walk the dog"}},"time":0.002334339,"type":"TodoModel.TodoAction"}
-{"index":3,"payload":{"toggle":{"_0":1}},"time":0.002454435,"type":"TodoModel.TodoAction"}
-{"index":4,"payload":{"setFilter":{"_0":"active"}},"time":0.002682923,"type":"TodoModel.TodoAction"}
-{"index":5,"payload":{"delete":{"_0":2}},"time":0.002816985,"type":"TodoModel.TodoAction"}
+{"format":"statecraft-recording","snapshotInterval":1000,"startedAt":1795733323.5366452,"stateType":"TodoModel.TodoState","version":2}
+{"index":0,"payload":{"setFilter":{"_0":"all"}},"time":0.000712342,"type":"TodoModel.TodoAction"}
+{"index":1,"payload":{"add":{"_0":"Buy milk"}},"time":0.001188732,"type":"TodoModel.TodoAction"}
+{"index":2,"payload":{"add":{"_0":"Walk the dog"}},"time":0.001245577,"type":"TodoModel.TodoAction"}
+{"index":3,"payload":{"toggle":{"_0":1}},"time":0.00133522,"type":"TodoModel.TodoAction"}
+{"index":4,"payload":{"setFilter":{"_0":"active"}},"time":0.001354589,"type":"TodoModel.TodoAction"}
+{"index":5,"payload":{"delete":{"_0":2}},"time":0.001369141,"type":"TodoModel.TodoAction"}
 """
 
 private let todoSessionChanges = """

@@ -76,12 +76,21 @@ extension SessionReport {
     function typeName(index) { return data.types[data.actions[index][2]]; }
     function shortType(name) { return name.split(".").pop(); }
 
-    // The state after `k` actions: the nearest checkpoint, then the changes after it.
+    // The state after `k` actions: the nearest checkpoint at or before it, then the changes after
+    // it. A step whose state was not recorded (null) changes nothing.
     let cache = { step: 0, state: data.initial };
+    function checkpointBefore(k) {
+      let low = 0, high = data.checkpoints.length - 1, found = [0, data.initial];
+      while (low <= high) {
+        const middle = (low + high) >> 1;
+        if (data.checkpoints[middle][0] <= k) { found = data.checkpoints[middle]; low = middle + 1; }
+        else high = middle - 1;
+      }
+      return found;
+    }
     function stateAfter(k) {
       if (k === cache.step) return cache.state;
-      let base = Math.floor(k / data.checkpointInterval) * data.checkpointInterval;
-      let state = base === 0 ? data.initial : data.checkpoints[String(base)];
+      let [base, state] = checkpointBefore(k);
       if (cache.step <= k && cache.step > base) { base = cache.step; state = cache.state; }
       const holder = { root: structuredClone(state) };
       for (let i = base; i < k; i++) apply(holder, data.patches[i]);
@@ -89,9 +98,11 @@ extension SessionReport {
       return holder.root;
     }
     function apply(holder, patch) {
+      if (patch === null) return;
       for (const [kind, path, value] of patch) {
         let parent = holder, key = "root";
-        for (const part of path) { parent = parent[key]; key = part; }
+        for (const part of path) { parent = parent[key]; key = part; if (parent == null) break; }
+        if (parent == null) continue;
         if (kind === 1) {
           if (Array.isArray(parent)) parent.splice(key, 1); else delete parent[key];
         } else {
@@ -136,7 +147,8 @@ extension SessionReport {
     // The tree of the state, with this step's changes marked and their branches open.
     function renderState() {
       const state = stateAfter(step);
-      const changes = step > 0 ? data.patches[step - 1] : [];
+      const unknown = step > 0 && data.patches[step - 1] === null;
+      const changes = step > 0 && !unknown ? data.patches[step - 1] : [];
       const previous = step > 0 ? stateAfter(step - 1) : null;
       stateAfter(step);
       const marks = new Map(), open = new Set();
@@ -145,7 +157,14 @@ extension SessionReport {
         for (let i = 0; i <= path.length; i++) open.add(JSON.stringify(path.slice(0, i)));
       }
       const tree = document.getElementById("state");
-      tree.replaceChildren(node(null, state, [], marks, open, previous));
+      if (!data.hasStates) {
+        const note = document.createElement("p");
+        note.className = "size";
+        note.textContent = "This recording holds the actions only: it was recorded before format 2, or its state is not Encodable.";
+        tree.replaceChildren(note);
+      } else {
+        tree.replaceChildren(node(null, state, [], marks, open, previous));
+      }
       const list = document.getElementById("changes");
       list.replaceChildren();
       for (const [kind, path, value] of changes) {
@@ -160,7 +179,9 @@ extension SessionReport {
       }
       if (!changes.length) {
         const item = document.createElement("li");
-        item.textContent = step === 0 ? "the initial state" : "nothing";
+        item.textContent = !data.hasStates ? "the recording holds no states"
+          : unknown ? "not recorded: the recorder dropped this state (its writer fell behind); the state below is the last one recorded before it"
+          : step === 0 ? "the initial state" : "nothing";
         list.appendChild(item);
       }
     }

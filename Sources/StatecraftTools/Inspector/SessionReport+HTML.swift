@@ -79,17 +79,17 @@ extension SessionReport {
           .integer(Int64(step.line)), .number(step.time), .integer(Int64(index)),
           step.label.map(JSONValue.string) ?? .null,
         ]))
-      patches.append(.array(step.changes.map(\.patch)))
+      patches.append(step.changes.map { .array($0.map(\.patch)) } ?? .null)
     }
-    var checkpointObject: [String: JSONValue] = [:]
-    for (step, state) in checkpoints { checkpointObject[String(step)] = state }
     let object: JSONValue = .object([
       "types": .array(types.map(JSONValue.string)),
       "actions": .array(actions),
       "patches": .array(patches),
       "initial": initial,
-      "checkpointInterval": .integer(Int64(checkpointInterval)),
-      "checkpoints": .object(checkpointObject),
+      "checkpoints": .array(checkpoints.map { .array([.integer(Int64($0.step)), $0.state]) }),
+      "hasStates": .bool(hasStates),
+      "stateType": stateTypeName.map(JSONValue.string) ?? .null,
+      "startedAt": startedAt.map(JSONValue.number) ?? .null,
       "problems": .array(problems.map { .string($0.description) }),
     ])
     return object.jsonText(scriptSafe: true)

@@ -1,0 +1,409 @@
+import Foundation
+import Statecraft
+
+/// Hands a store's actions and states to a background writer that encodes them as the lines of a
+/// recording (``RecordingFormat``) and passes them to a sink: a file, or a live inspector's
+/// connection.
+///
+/// The dispatching thread only appends to a bounded buffer under a lock (``enqueue(_:state:)``);
+/// encoding, diffing, redaction and writing happen on the writer's thread. What happens when the
+/// writer falls behind is ``RecordingLimits``'s to say.
+package final class StateStream<State: Sendable>: Sendable {
+  /// Receives the encoded lines, each ending in a newline, a batch at a time.
+  ///
+  /// Called on the writer's thread. It may block: the buffer fills meanwhile, within its limits.
+  package typealias Sink = @Sendable (_ bytes: [UInt8]) throws -> Void
+
+  private struct Entry {
+    var index: Int
+    var time: UInt64
+    var action: any Action
+    var state: State?
+    var before: State?
+  }
+
+  private struct Gap {
+    var from: Int
+    var count: Int
+    var state: State?
+  }
+
+  private enum Item {
+    case action(Entry)
+    /// A line the owner writes in order with the actions (a live inspector's status).
+    case line(JSONValue)
+    /// Work on the writer's encoder, in order with the actions (a live inspector's rewrite).
+    case job(@Sendable (inout LineEncoder) -> [JSONValue])
+  }
+
+  private struct Buffer {
+    var items: [Item] = []
+    var actionCount = 0
+    var stateCount = 0
+    /// The position in `items` of the newest entry holding a state, which gives it up first.
+    var newestState: Int?
+    var gap: Gap?
+    var nextIndex = 0
+    var isWriterIdle = true
+    var isClosed = false
+    var flushWaiters: [DispatchSemaphore] = []
+    var statistics = RecordingStatistics()
+  }
+
+  private let buffer = Locked(Buffer())
+  private let wake = DispatchSemaphore(value: 0)
+  private let finished = DispatchSemaphore(value: 0)
+  private let limits: RecordingLimits
+  let tracksStates: Bool
+  private let start = MonotonicClock.now
+  private let batchDelay: Double
+  private let sink: Sink
+  private let onError: @Sendable (any Error) -> Void
+
+  /// Starts a stream and its writer thread, and writes the header first.
+  ///
+  /// - Parameters:
+  ///   - header: The header line, written at once on the calling thread.
+  ///   - registry: Encodes the actions' payloads.
+  ///   - encoder: Turns states into JSON; `nil` when the state is not `Encodable`.
+  ///   - limits: What may wait for the writer, and how often a state is written whole.
+  ///   - redacting: The paths whose values are written as `"<redacted>"`.
+  ///   - batchDelay: How long the writer waits after it is woken before it takes what is
+  ///     pending, so that a busy store wakes it once per batch rather than once per action.
+  ///   - sink: Receives the lines.
+  ///   - onError: Receives the sink's errors.
+  init(
+    header: RecordingFormat.Header, registry: ActionRegistry, encoder: StateEncoderFactory?,
+    limits: RecordingLimits, redacting: (@Sendable (String) -> Bool)?, batchDelay: Double,
+    sink: @escaping Sink, onError: @escaping @Sendable (any Error) -> Void
+  ) {
+    self.limits = limits
+    tracksStates = encoder != nil
+    self.batchDelay = batchDelay
+    self.sink = sink
+    self.onError = onError
+    do {
+      try sink(Array((header.json.jsonText() + "\n").utf8))
+    } catch {
+      onError(error)
+    }
+    let snapshotInterval = limits.snapshotInterval
+    let thread = Thread { [self] in
+      // The encoder lives on this thread only.
+      var lineEncoder = LineEncoder(
+        registry: registry, stateEncoder: encoder, redacting: redacting,
+        snapshotInterval: snapshotInterval)
+      run(&lineEncoder)
+    }
+    thread.name = "Statecraft recording writer"
+    thread.start()
+  }
+
+  /// What was written and dropped so far.
+  var statistics: RecordingStatistics {
+    buffer.withLock { $0.statistics }
+  }
+
+  /// Hands over an action and the state after it, and never blocks on the writer.
+  ///
+  /// For the first action of a store created with a state, `before` is the state before it.
+  ///
+  /// - Complexity: O(1) amortized: a lock and an append.
+  func enqueue(_ action: any Action, state: State?, before: State? = nil) {
+    let time = MonotonicClock.now
+    let state = tracksStates ? state : nil
+    let shouldWake = buffer.withLock { buffer -> Bool in
+      guard !buffer.isClosed else { return false }
+      let index = buffer.nextIndex
+      buffer.nextIndex += 1
+      buffer.statistics.actions += 1
+      if buffer.actionCount >= limits.maximumPendingActions {
+        // Full: the action goes into the gap; the gap keeps only the newest state.
+        if buffer.gap == nil { buffer.gap = Gap(from: index, count: 0, state: nil) }
+        buffer.gap?.count += 1
+        if let state { buffer.gap?.state = state }
+        buffer.statistics.droppedActions += 1
+        return false
+      }
+      var entry = Entry(index: index, time: time, action: action, state: state, before: before)
+      if state != nil {
+        if buffer.stateCount >= limits.maximumPendingStates, let newest = buffer.newestState,
+          case .action(var older) = buffer.items[newest]
+        {
+          // Coalescing: the newest state wins; the one before it is dropped.
+          older.state = nil
+          buffer.items[newest] = .action(older)
+          buffer.statistics.droppedStates += 1
+        } else if buffer.stateCount >= limits.maximumPendingStates {
+          entry.state = nil
+          buffer.statistics.droppedStates += 1
+        } else {
+          buffer.stateCount += 1
+        }
+        if entry.state != nil { buffer.newestState = buffer.items.count }
+      }
+      buffer.items.append(.action(entry))
+      buffer.actionCount += 1
+      buffer.statistics.mostPendingActions = max(
+        buffer.statistics.mostPendingActions, buffer.actionCount)
+      buffer.statistics.mostPendingStates = max(
+        buffer.statistics.mostPendingStates, buffer.stateCount)
+      return takeWriter(&buffer)
+    }
+    if shouldWake { wake.signal() }
+  }
+
+  /// Writes `line` after the actions handed over before it.
+  func enqueue(line: JSONValue) {
+    append(.line(line))
+  }
+
+  /// Runs `job` on the writer's thread, after the actions handed over before it, and writes the
+  /// lines it returns.
+  func enqueue(job: @escaping @Sendable (inout LineEncoder) -> [JSONValue]) {
+    append(.job(job))
+  }
+
+  private func append(_ item: Item) {
+    let shouldWake = buffer.withLock { buffer -> Bool in
+      guard !buffer.isClosed else { return false }
+      buffer.items.append(item)
+      return takeWriter(&buffer)
+    }
+    if shouldWake { wake.signal() }
+  }
+
+  /// Marks the writer busy and says whether to wake it: only when it was idle, so that a busy
+  /// writer costs a dispatch nothing more.
+  private func takeWriter(_ buffer: inout Buffer) -> Bool {
+    guard buffer.isWriterIdle else { return false }
+    buffer.isWriterIdle = false
+    return true
+  }
+
+  /// Waits until everything handed over before the call is written.
+  func flush() {
+    let done = DispatchSemaphore(value: 0)
+    let shouldWake = buffer.withLock { buffer -> Bool? in
+      guard !buffer.isClosed else { return nil }
+      buffer.flushWaiters.append(done)
+      return takeWriter(&buffer)
+    }
+    guard let shouldWake else { return }
+    if shouldWake { wake.signal() }
+    done.wait()
+  }
+
+  /// Writes what is pending, then stops the writer; later actions are dropped.
+  func close() {
+    let shouldWake = buffer.withLock { buffer -> Bool? in
+      guard !buffer.isClosed else { return nil }
+      buffer.isClosed = true
+      return takeWriter(&buffer)
+    }
+    guard let shouldWake else { return }
+    // Woken even when busy: the writer checks for the close once it finds the buffer empty.
+    if shouldWake { wake.signal() }
+    finished.wait()
+  }
+
+  private func run(_ encoder: inout LineEncoder) {
+    while true {
+      wake.wait()
+      if batchDelay > 0, !buffer.withLock({ $0.isClosed || !$0.flushWaiters.isEmpty }) {
+        Thread.sleep(forTimeInterval: batchDelay)
+      }
+      while true {
+        let (items, gap, waiters, isClosed) = buffer.withLock {
+          buffer -> ([Item], Gap?, [DispatchSemaphore], Bool) in
+          let items = buffer.items
+          let gap = buffer.gap
+          buffer.items = []
+          buffer.gap = nil
+          buffer.actionCount = 0
+          buffer.stateCount = 0
+          buffer.newestState = nil
+          var waiters: [DispatchSemaphore] = []
+          if items.isEmpty, gap == nil {
+            buffer.isWriterIdle = true
+            waiters = buffer.flushWaiters
+            buffer.flushWaiters = []
+          }
+          return (items, gap, waiters, buffer.isClosed)
+        }
+        if items.isEmpty, gap == nil {
+          for waiter in waiters { waiter.signal() }
+          if isClosed {
+            finished.signal()
+            return
+          }
+          break
+        }
+        write(items, gap, &encoder)
+      }
+    }
+  }
+
+  private func write(_ items: [Item], _ gap: Gap?, _ encoder: inout LineEncoder) {
+    var bytes: [UInt8] = []
+    var written = 0
+    for item in items {
+      switch item {
+      case .action(let entry):
+        let time = Double(entry.time - start) / 1e9
+        encoder.encode(
+          index: entry.index, time: time, action: entry.action, state: entry.state,
+          before: entry.before, stateExpected: tracksStates
+        ).write(to: &bytes, scriptSafe: false)
+        bytes.append(UInt8(ascii: "\n"))
+        written += 1
+      case .line(let line):
+        line.write(to: &bytes, scriptSafe: false)
+        bytes.append(UInt8(ascii: "\n"))
+      case .job(let job):
+        for line in job(&encoder) {
+          line.write(to: &bytes, scriptSafe: false)
+          bytes.append(UInt8(ascii: "\n"))
+        }
+      }
+    }
+    if let gap {
+      encoder.encodeGap(from: gap.from, count: gap.count, state: gap.state)
+        .write(to: &bytes, scriptSafe: false)
+      bytes.append(UInt8(ascii: "\n"))
+    }
+    buffer.withLock { $0.statistics.writtenActions += written }
+    do {
+      try sink(bytes)
+    } catch {
+      onError(error)
+    }
+  }
+}
+
+/// Makes the encoder of a state type that is `Encodable`, found at run time, so that a recorder
+/// of any state records the states it can encode.
+package struct StateEncoderFactory: Sendable {
+  fileprivate let make: @Sendable () -> any StateEncoding
+
+  /// The factory for `type`, or `nil` when it is not `Encodable`.
+  package init?(for type: Any.Type) {
+    guard let encodable = type as? any (Encodable & Sendable).Type else { return nil }
+    make = Self.factory(for: encodable)
+  }
+
+  private static func factory<State: Encodable & Sendable>(
+    for type: State.Type
+  ) -> @Sendable () -> any StateEncoding {
+    { TypedStateEncoding<State>() }
+  }
+}
+
+/// Turns entries into the lines of a recording.
+///
+/// Payloads go through the registry, states are written as a first snapshot then changes, and
+/// redaction applies to both. Lives on the writer's thread.
+package struct LineEncoder {
+  let registry: ActionRegistry
+  private let stateEncoder: (any StateEncoding)?
+  let redacting: (@Sendable (String) -> Bool)?
+  let snapshotInterval: Int
+  private var statesSinceSnapshot = 0
+  private var needsSnapshot = true
+
+  init(
+    registry: ActionRegistry, stateEncoder: StateEncoderFactory?,
+    redacting: (@Sendable (String) -> Bool)?, snapshotInterval: Int
+  ) {
+    self.registry = registry
+    self.stateEncoder = stateEncoder.map { $0.make() }
+    self.redacting = redacting
+    self.snapshotInterval = snapshotInterval
+  }
+
+  /// The action's JSON, redacted, or `nil` when its type is not registered.
+  package func payload(of action: any Action) -> JSONValue? {
+    guard let data = registry.encode(action), var json = try? JSONValue.parse(data) else {
+      return nil
+    }
+    if let redacting { json = json.redacted(at: "action", isSensitive: redacting) }
+    return json
+  }
+
+  /// What a line says of `state`, tracked against the state written before it.
+  package mutating func record(_ state: Any) -> RecordedState {
+    guard let stateEncoder else { return .none }
+    do {
+      if needsSnapshot || statesSinceSnapshot >= snapshotInterval {
+        _ = try stateEncoder.track(state)
+        needsSnapshot = false
+        statesSinceSnapshot = 1
+        return .snapshot(redact(stateEncoder.json()))
+      }
+      let changes = try stateEncoder.track(state)
+      statesSinceSnapshot += 1
+      guard let redacting else { return .changes(changes) }
+      return .changes(changes.map { $0.redacted(isSensitive: redacting) })
+    } catch {
+      // The tracker may hold part of the failed state: the next one is written whole.
+      needsSnapshot = true
+      return .failed("\(error)")
+    }
+  }
+
+  /// The next state is written whole: what a reader needs after the states it has were
+  /// rewritten.
+  package mutating func startOver() {
+    needsSnapshot = true
+  }
+
+  private func redact(_ json: JSONValue) -> JSONValue {
+    guard let redacting else { return json }
+    return json.redacted(at: "", isSensitive: redacting)
+  }
+
+  mutating func encode(
+    index: Int, time: Double, action: any Action, state: Any?, before: Any?,
+    stateExpected: Bool
+  ) -> JSONValue {
+    var object: [String: JSONValue] = [
+      "index": .integer(Int64(index)), "time": .number(time),
+      "type": .string(ActionRegistry.name(of: type(of: action))),
+      "payload": payload(of: action) ?? .null,
+    ]
+    if let before {
+      if case .snapshot(let json) = record(before) { object["initial"] = json }
+    }
+    if let state {
+      record(state).write(into: &object)
+    } else if stateExpected {
+      RecordedState.dropped.write(into: &object)
+    }
+    return .object(object)
+  }
+
+  mutating func encodeGap(from: Int, count: Int, state: Any?) -> JSONValue {
+    var object: [String: JSONValue] = [
+      "gap": .object(["from": .integer(Int64(from)), "count": .integer(Int64(count))])
+    ]
+    if let state { record(state).write(into: &object) }
+    return .object(object)
+  }
+}
+
+private protocol StateEncoding {
+  func track(_ state: Any) throws -> [JSONChange]
+  func json() -> JSONValue
+}
+
+/// The `StateChangeTracker` of one state type, used on the writer's thread only.
+private final class TypedStateEncoding<State: Encodable>: StateEncoding {
+  private var tracker = StateChangeTracker<State>()
+
+  func track(_ state: Any) throws -> [JSONChange] {
+    guard let state = state as? State else { return [] }
+    return try tracker.track(state)
+  }
+
+  func json() -> JSONValue { tracker.json }
+}
