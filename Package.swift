@@ -98,7 +98,9 @@ let package = Package(
     // recordings in Examples/Inspect/Sessions; InspectorTests checks they are current.
     .testTarget(
       name: "GeneratedSessionTests",
-      dependencies: ["StatecraftTesting", "StatecraftTools", "CounterModel", "TodoModel"],
+      dependencies: [
+        "Statecraft", "StatecraftTesting", "StatecraftTools", "CounterModel", "TodoModel",
+      ],
       path: "Tests/GeneratedSessionTests"
     ),
     // What every Swift Testing suite here shares: a time limit that works below macOS 13.

@@ -3,6 +3,7 @@
 // actions: it replays them through the reducer and checks what each changed in the state.
 import CounterModel
 import Foundation
+import Statecraft
 import StatecraftTesting
 import StatecraftTools
 import Testing

@@ -50,7 +50,10 @@ extension SessionReport {
   public func swiftTest(named name: String, names: TestNames) -> String {
     let identifier = Self.identifier(name)
     let imports =
-      Set(["Foundation", "StatecraftTesting", "StatecraftTools", "Testing"] + names.imports)
+      Set(
+        ["Foundation", "Statecraft", "StatecraftTesting", "StatecraftTools", "Testing"]
+          + names.imports
+      )
       .sorted().map { "import \($0)" }.joined(separator: "\n")
     let log = StateChangeLog(initial: initial, steps: steps.map { $0.changes ?? [] })
     var reducerLines = """
