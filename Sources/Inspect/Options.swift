@@ -2,7 +2,7 @@ import StatecraftTools
 
 /// What the command line asks for.
 struct Options {
-  struct LiveSettings {
+  struct LiveSettings: Sendable {
     var host = "127.0.0.1"
     var port: UInt16 = 0
     var token: String?

@@ -1,7 +1,7 @@
 extension SessionReport {
   // The whole page, written here and embedded so that the file needs nothing from the network.
   // `__TITLE__` and `__DATA__` are replaced; the data is JSON in a script element of its own.
-  static let pageTemplate = #"""
+  package static let pageTemplate = #"""
     <!DOCTYPE html>
     <html lang="en">
     <head>
@@ -30,6 +30,8 @@ extension SessionReport {
     .row .label { flex: 1; overflow: hidden; text-overflow: ellipsis; }
     .row.selected { background: var(--pick); }
     .row.unreplayable .label { color: var(--muted); font-style: italic; }
+    .row.skipped .label { text-decoration: line-through; color: var(--muted); }
+    .row.paused-here { outline: 2px solid #bf8700; outline-offset: -2px; }
     #detail { overflow: auto; padding: 8px 12px; min-height: 0; }
     h2 { font-size: 13px; margin: 12px 0 4px; color: var(--muted); }
     #state details { margin-left: 14px; } #state > details { margin-left: 0; }
@@ -66,7 +68,10 @@ extension SessionReport {
     <script>
     "use strict";
     const data = JSON.parse(document.getElementById("session").textContent);
-    const count = data.actions.length;
+    let count = data.actions.length;
+    // Set by a live page: the indices of the actions the app skips, and where it is paused.
+    const skipped = new Set();
+    let pausedIndex = null;
     const ROW = 24, KINDS = ["added", "removed", "changed"], BIG = 100;
     const list = document.getElementById("list"), rows = document.getElementById("rows");
     const scrubber = document.getElementById("scrubber"), filter = document.getElementById("filter");
@@ -130,8 +135,10 @@ extension SessionReport {
         if (k === 0) {
           row.textContent = "initial state";
         } else {
-          const [line, time, , label] = data.actions[k - 1];
+          const [line, time, , label, index] = data.actions[k - 1];
           if (label === null) row.classList.add("unreplayable");
+          if (index !== null && index !== undefined && skipped.has(index)) row.classList.add("skipped");
+          if (index !== null && index !== undefined && index === pausedIndex) row.classList.add("paused-here");
           row.innerHTML = '<span class="line"></span><span class="time"></span><span class="label"></span>';
           row.children[0].textContent = "#" + k;
           row.title = "line " + line;
@@ -286,6 +293,7 @@ extension SessionReport {
     select(requested ? Number(requested[1]) : count, true);
     document.body.dataset.firstRenderMs = Math.round(performance.now());
     </script>
+    __LIVE__
     </body>
     </html>
     """#

@@ -60,7 +60,7 @@ package enum JSONPathComponent: Sendable, Equatable {
 extension JSONChange {
   /// The change as the page and a generated test hold it: `[kind, path, value]`, with kind 0
   /// added, 1 removed, 2 changed, and the path's keys as strings and indices as numbers.
-  var patch: JSONValue {
+  package var patch: JSONValue {
     let kind: Int64 =
       switch self.kind {
       case .added: 0
@@ -77,7 +77,7 @@ extension JSONChange {
   }
 
   /// Reads a change written as ``patch``.
-  init?(patch: JSONValue) {
+  package init?(patch: JSONValue) {
     guard case .array(let parts) = patch, parts.count == 3, case .integer(let kind) = parts[0],
       case .array(let path) = parts[1]
     else { return nil }

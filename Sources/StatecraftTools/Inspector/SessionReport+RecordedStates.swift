@@ -72,7 +72,8 @@ extension SessionReport {
       steps.append(
         Step(
           line: entry.line, time: entry.time, typeName: entry.typeName,
-          label: entry.payload.map { Self.actionLabel(of: $0) }, changes: changes))
+          label: entry.payload.map { Self.actionLabel(of: $0) }, changes: changes,
+          index: entry.index))
       addCheckpointIfDue()
     }
     addGaps(before: Int.max)

@@ -23,6 +23,8 @@ public struct SessionReport: Sendable {
     /// What the action changed, or `nil` when the recording does not say (its state was
     /// dropped, or the recording holds no states).
     package let changes: [JSONChange]?
+    /// The index the recorder gave the action; `nil` for a gap.
+    package var index: Int?
   }
 
   /// The state before the first action, as JSON.
@@ -91,7 +93,7 @@ public struct SessionReport: Sendable {
       steps.append(
         Step(
           line: entry.line, time: entry.time, typeName: entry.typeName,
-          label: entry.action.map { String(describing: $0) }, changes: changes))
+          label: entry.action.map { String(describing: $0) }, changes: changes, index: entry.index))
       if (offset + 1) % interval == 0 { checkpoints.append((offset + 1, tracker.json)) }
     }
     self.steps = steps

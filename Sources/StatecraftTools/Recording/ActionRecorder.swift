@@ -83,7 +83,7 @@ public final class ActionRecorder<State: Sendable>: Sendable {
     stream = StateStream(
       header: Self.header(limits: limits, isRedacted: redacting != nil), registry: registry,
       encoder: StateEncoderFactory(for: State.self), limits: limits, redacting: redacting,
-      batchDelay: 0.005, sink: Self.sink(descriptor), onError: onError)
+      pollInterval: 0.005, sink: Self.sink(descriptor), onError: onError)
   }
 
   /// Starts a recording that hands its lines to `sink` instead of a file: for tests that make the
@@ -91,13 +91,13 @@ public final class ActionRecorder<State: Sendable>: Sendable {
   package init(
     sink: @escaping StateStream<State>.Sink, registry: ActionRegistry,
     redacting: (@Sendable (String) -> Bool)? = nil, limits: RecordingLimits = RecordingLimits(),
-    batchDelay: Double = 0
+    pollInterval: Double = 0
   ) {
     descriptor = Locked(-1)
     stream = StateStream(
       header: Self.header(limits: limits, isRedacted: redacting != nil), registry: registry,
       encoder: StateEncoderFactory(for: State.self), limits: limits, redacting: redacting,
-      batchDelay: batchDelay, sink: sink, onError: { print("ActionRecorder: \($0)") })
+      pollInterval: pollInterval, sink: sink, onError: { print("ActionRecorder: \($0)") })
   }
 
   deinit {

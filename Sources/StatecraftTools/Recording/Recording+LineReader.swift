@@ -157,7 +157,7 @@ struct LineReader {
 
 extension JSONValue {
   /// The number, if this is one without a fraction.
-  var integerValue: Int? {
+  package var integerValue: Int? {
     switch self {
     case .integer(let value): Int(value)
     default: nil
@@ -165,7 +165,7 @@ extension JSONValue {
   }
 
   /// The number, if this is one.
-  var doubleValue: Double? {
+  package var doubleValue: Double? {
     switch self {
     case .integer(let value): Double(value)
     case .number(let value): value

@@ -142,7 +142,7 @@ package enum RecordedState: Sendable, Equatable {
   case failed(String)
 
   /// The state written on a line, from its fields.
-  init(line object: [String: JSONValue]) throws(RecordingLineError) {
+  package init(line object: [String: JSONValue]) throws(RecordingLineError) {
     if let state = object["state"] {
       self = .snapshot(state)
     } else if let changes = object["changes"] {
@@ -168,7 +168,7 @@ package enum RecordedState: Sendable, Equatable {
   }
 
   /// The fields that say it on a line.
-  func write(into object: inout [String: JSONValue]) {
+  package func write(into object: inout [String: JSONValue]) {
     switch self {
     case .none: break
     case .snapshot(let state): object["state"] = state

@@ -14,6 +14,18 @@ package final class StateStream<State: Sendable>: Sendable {
   /// Called on the writer's thread. It may block: the buffer fills meanwhile, within its limits.
   package typealias Sink = @Sendable (_ bytes: [UInt8]) throws -> Void
 
+  /// What the writer hands an observer, in order, before writing it.
+  package enum Event {
+    /// An action, its index, and the states after and (for a store's first action) before it,
+    /// if the buffer kept them.
+    case action(index: Int, action: any Action, state: State?, before: State?)
+    /// Actions the buffer dropped, and the state after the last of them.
+    case gap(from: Int, count: Int, state: State?)
+  }
+
+  /// Sees each action and gap on the writer's thread.
+  package typealias Observer = @Sendable (Event) -> Void
+
   private struct Entry {
     var index: Int
     var time: UInt64
@@ -56,7 +68,8 @@ package final class StateStream<State: Sendable>: Sendable {
   private let limits: RecordingLimits
   let tracksStates: Bool
   private let start = MonotonicClock.now
-  private let batchDelay: Double
+  private let pollNanoseconds: Int
+  private let observer: Observer?
   private let sink: Sink
   private let onError: @Sendable (any Error) -> Void
 
@@ -68,18 +81,21 @@ package final class StateStream<State: Sendable>: Sendable {
   ///   - encoder: Turns states into JSON; `nil` when the state is not `Encodable`.
   ///   - limits: What may wait for the writer, and how often a state is written whole.
   ///   - redacting: The paths whose values are written as `"<redacted>"`.
-  ///   - batchDelay: How long the writer waits after it is woken before it takes what is
-  ///     pending, so that a busy store wakes it once per batch rather than once per action.
+  ///   - pollInterval: How often, in seconds, a busy writer looks for work without being woken;
+  ///     0 to be woken by every enqueue that finds it idle.
+  ///   - observer: Sees each action and gap on the writer's thread, before it is written.
   ///   - sink: Receives the lines.
   ///   - onError: Receives the sink's errors.
   init(
     header: RecordingFormat.Header, registry: ActionRegistry, encoder: StateEncoderFactory?,
-    limits: RecordingLimits, redacting: (@Sendable (String) -> Bool)?, batchDelay: Double,
+    limits: RecordingLimits, redacting: (@Sendable (String) -> Bool)?, pollInterval: Double,
+    observer: Observer? = nil,
     sink: @escaping Sink, onError: @escaping @Sendable (any Error) -> Void
   ) {
     self.limits = limits
     tracksStates = encoder != nil
-    self.batchDelay = batchDelay
+    pollNanoseconds = Int(pollInterval * 1e9)
+    self.observer = observer
     self.sink = sink
     self.onError = onError
     do {
@@ -107,14 +123,16 @@ package final class StateStream<State: Sendable>: Sendable {
   /// Hands over an action and the state after it, and never blocks on the writer.
   ///
   /// For the first action of a store created with a state, `before` is the state before it.
+  /// Returns the index the action has in the recording.
   ///
   /// - Complexity: O(1) amortized: a lock and an append.
-  func enqueue(_ action: any Action, state: State?, before: State? = nil) {
+  @discardableResult
+  func enqueue(_ action: any Action, state: State?, before: State? = nil) -> Int {
     let time = MonotonicClock.now
     let state = tracksStates ? state : nil
-    let shouldWake = buffer.withLock { buffer -> Bool in
-      guard !buffer.isClosed else { return false }
+    let (index, shouldWake) = buffer.withLock { buffer -> (Int, Bool) in
       let index = buffer.nextIndex
+      guard !buffer.isClosed else { return (index, false) }
       buffer.nextIndex += 1
       buffer.statistics.actions += 1
       if buffer.actionCount >= limits.maximumPendingActions {
@@ -123,7 +141,7 @@ package final class StateStream<State: Sendable>: Sendable {
         buffer.gap?.count += 1
         if let state { buffer.gap?.state = state }
         buffer.statistics.droppedActions += 1
-        return false
+        return (index, false)
       }
       var entry = Entry(index: index, time: time, action: action, state: state, before: before)
       if state != nil {
@@ -148,9 +166,12 @@ package final class StateStream<State: Sendable>: Sendable {
         buffer.statistics.mostPendingActions, buffer.actionCount)
       buffer.statistics.mostPendingStates = max(
         buffer.statistics.mostPendingStates, buffer.stateCount)
-      return takeWriter(&buffer)
+      // A burst wakes a polling writer before the buffer fills.
+      if buffer.actionCount == limits.maximumPendingActions / 2 { return (index, true) }
+      return (index, takeWriter(&buffer))
     }
     if shouldWake { wake.signal() }
+    return index
   }
 
   /// Writes `line` after the actions handed over before it.
@@ -189,8 +210,8 @@ package final class StateStream<State: Sendable>: Sendable {
       buffer.flushWaiters.append(done)
       return takeWriter(&buffer)
     }
-    guard let shouldWake else { return }
-    if shouldWake { wake.signal() }
+    guard shouldWake != nil else { return }
+    wake.signal()
     done.wait()
   }
 
@@ -201,46 +222,75 @@ package final class StateStream<State: Sendable>: Sendable {
       buffer.isClosed = true
       return takeWriter(&buffer)
     }
-    guard let shouldWake else { return }
-    // Woken even when busy: the writer checks for the close once it finds the buffer empty.
-    if shouldWake { wake.signal() }
+    guard shouldWake != nil else { return }
+    // Woken even when busy or polling: the writer stops once it finds the buffer empty.
+    wake.signal()
     finished.wait()
   }
 
+  /// The writer's loop. With a poll interval, a writer that found work checks the buffer again
+  /// every interval without being woken, so that a dispatch pays no system call to wake it; after
+  /// a quarter of a second without work it sleeps until the next dispatch wakes it.
   private func run(_ encoder: inout LineEncoder) {
+    var isPolling = false
+    var quietPolls = 0
     while true {
-      wake.wait()
-      if batchDelay > 0, !buffer.withLock({ $0.isClosed || !$0.flushWaiters.isEmpty }) {
-        Thread.sleep(forTimeInterval: batchDelay)
+      if isPolling {
+        _ = wake.wait(timeout: .now() + .nanoseconds(pollNanoseconds))
+      } else {
+        wake.wait()
       }
-      while true {
-        let (items, gap, waiters, isClosed) = buffer.withLock {
-          buffer -> ([Item], Gap?, [DispatchSemaphore], Bool) in
-          let items = buffer.items
-          let gap = buffer.gap
-          buffer.items = []
-          buffer.gap = nil
-          buffer.actionCount = 0
-          buffer.stateCount = 0
-          buffer.newestState = nil
-          var waiters: [DispatchSemaphore] = []
-          if items.isEmpty, gap == nil {
+      switch drain(&encoder, stayAwake: isPolling) {
+      case .closed:
+        finished.signal()
+        return
+      case .wrote:
+        quietPolls = 0
+        isPolling = pollNanoseconds > 0
+      case .nothing:
+        quietPolls += 1
+        if isPolling, quietPolls * pollNanoseconds >= 250_000_000 {
+          // Sleep only if nothing came meanwhile: the next dispatch then wakes the writer.
+          isPolling = !buffer.withLock { buffer -> Bool in
+            guard buffer.items.isEmpty, buffer.gap == nil else { return false }
             buffer.isWriterIdle = true
-            waiters = buffer.flushWaiters
-            buffer.flushWaiters = []
+            return true
           }
-          return (items, gap, waiters, buffer.isClosed)
         }
-        if items.isEmpty, gap == nil {
-          for waiter in waiters { waiter.signal() }
-          if isClosed {
-            finished.signal()
-            return
-          }
-          break
-        }
-        write(items, gap, &encoder)
       }
+    }
+  }
+
+  private enum DrainResult { case wrote, nothing, closed }
+
+  /// Writes batches until the buffer is empty. Unless `stayAwake`, the writer is then marked
+  /// idle, so that the next enqueue wakes it.
+  private func drain(_ encoder: inout LineEncoder, stayAwake: Bool) -> DrainResult {
+    var wrote = false
+    while true {
+      let (items, gap, waiters, isClosed) = buffer.withLock {
+        buffer -> ([Item], Gap?, [DispatchSemaphore], Bool) in
+        let items = buffer.items
+        let gap = buffer.gap
+        buffer.items = []
+        buffer.gap = nil
+        buffer.actionCount = 0
+        buffer.stateCount = 0
+        buffer.newestState = nil
+        var waiters: [DispatchSemaphore] = []
+        if items.isEmpty, gap == nil {
+          buffer.isWriterIdle = !stayAwake
+          waiters = buffer.flushWaiters
+          buffer.flushWaiters = []
+        }
+        return (items, gap, waiters, buffer.isClosed)
+      }
+      if items.isEmpty, gap == nil {
+        for waiter in waiters { waiter.signal() }
+        return isClosed ? .closed : wrote ? .wrote : .nothing
+      }
+      write(items, gap, &encoder)
+      wrote = true
     }
   }
 
@@ -250,6 +300,9 @@ package final class StateStream<State: Sendable>: Sendable {
     for item in items {
       switch item {
       case .action(let entry):
+        observer?(
+          .action(
+            index: entry.index, action: entry.action, state: entry.state, before: entry.before))
         let time = Double(entry.time - start) / 1e9
         encoder.encode(
           index: entry.index, time: time, action: entry.action, state: entry.state,
@@ -268,6 +321,7 @@ package final class StateStream<State: Sendable>: Sendable {
       }
     }
     if let gap {
+      observer?(.gap(from: gap.from, count: gap.count, state: gap.state))
       encoder.encodeGap(from: gap.from, count: gap.count, state: gap.state)
         .write(to: &bytes, scriptSafe: false)
       bytes.append(UInt8(ascii: "\n"))
@@ -305,6 +359,7 @@ package struct StateEncoderFactory: Sendable {
 /// redaction applies to both. Lives on the writer's thread.
 package struct LineEncoder {
   let registry: ActionRegistry
+  private let factory: StateEncoderFactory?
   private let stateEncoder: (any StateEncoding)?
   let redacting: (@Sendable (String) -> Bool)?
   let snapshotInterval: Int
@@ -316,6 +371,7 @@ package struct LineEncoder {
     redacting: (@Sendable (String) -> Bool)?, snapshotInterval: Int
   ) {
     self.registry = registry
+    factory = stateEncoder
     self.stateEncoder = stateEncoder.map { $0.make() }
     self.redacting = redacting
     self.snapshotInterval = snapshotInterval
@@ -349,6 +405,12 @@ package struct LineEncoder {
       needsSnapshot = true
       return .failed("\(error)")
     }
+  }
+
+  /// A tracker of its own, for a sequence of states apart from the recording's: the first state
+  /// it is given is written whole, the next ones as changes, redacted as the recording is.
+  package func freshTracker() -> FreshTracker? {
+    factory.map { FreshTracker(encoding: $0.make(), redacting: redacting) }
   }
 
   /// The next state is written whole: what a reader needs after the states it has were
@@ -388,6 +450,34 @@ package struct LineEncoder {
     ]
     if let state { record(state).write(into: &object) }
     return .object(object)
+  }
+}
+
+/// Tracks a sequence of states apart from a recording's.
+package struct FreshTracker {
+  fileprivate let encoding: any StateEncoding
+  let redacting: (@Sendable (String) -> Bool)?
+  private var isFirst = true
+
+  fileprivate init(encoding: any StateEncoding, redacting: (@Sendable (String) -> Bool)?) {
+    self.encoding = encoding
+    self.redacting = redacting
+  }
+
+  /// The state whole the first time, then what changed.
+  package mutating func track(_ state: Any) -> RecordedState {
+    do {
+      let changes = try encoding.track(state)
+      if isFirst {
+        isFirst = false
+        let json = encoding.json()
+        return .snapshot(redacting.map { json.redacted(at: "", isSensitive: $0) } ?? json)
+      }
+      guard let redacting else { return .changes(changes) }
+      return .changes(changes.map { $0.redacted(isSensitive: redacting) })
+    } catch {
+      return .failed("\(error)")
+    }
   }
 }
 
