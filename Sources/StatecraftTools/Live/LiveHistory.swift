@@ -1,7 +1,9 @@
 import Statecraft
 
-/// The actions a live-inspected store reduced, kept to move it back in time: the state before the
-/// first one held and the actions, with whether each is skipped. A state is computed when the
+/// The actions a live-inspected store reduced, kept to move it back in time.
+///
+/// It holds the state before the first one held and the actions, with whether each is skipped. A
+/// state is computed when the
 /// page asks for it, by reducing the actions again from the nearest checkpoint (the state after
 /// every 100th action, kept once computed), so that recording keeps no state of the store's.
 struct LiveHistory<State: Sendable>: Sendable {
@@ -53,8 +55,9 @@ struct LiveHistory<State: Sendable>: Sendable {
   /// known, nothing is forgotten.
   var forgetting: Reducer<State>?
 
-  /// Actions were dropped before they reached the history: what it held can no longer be
-  /// reduced again. It starts over from the state after them, if known.
+  /// Starts over after actions were dropped before they reached the history.
+  ///
+  /// What it held can no longer be reduced again; it starts from the state after them, if known.
   mutating func restart(from state: State?) {
     entries = []
     checkpoints = [:]

@@ -228,7 +228,9 @@ package final class StateStream<State: Sendable>: Sendable {
     finished.wait()
   }
 
-  /// The writer's loop. With a poll interval, a writer that found work checks the buffer again
+  /// The writer's loop.
+  ///
+  /// With a poll interval, a writer that found work checks the buffer again
   /// every interval without being woken, so that a dispatch pays no system call to wake it; after
   /// a quarter of a second without work it sleeps until the next dispatch wakes it.
   private func run(_ encoder: inout LineEncoder) {
@@ -263,7 +265,9 @@ package final class StateStream<State: Sendable>: Sendable {
 
   private enum DrainResult { case wrote, nothing, closed }
 
-  /// Writes batches until the buffer is empty. Unless `stayAwake`, the writer is then marked
+  /// Writes batches until the buffer is empty.
+  ///
+  /// Unless `stayAwake`, the writer is then marked
   /// idle, so that the next enqueue wakes it.
   private func drain(_ encoder: inout LineEncoder, stayAwake: Bool) -> DrainResult {
     var wrote = false
