@@ -124,9 +124,9 @@ package final class LiveSocket: Sendable {
     }
   }
 
-  /// Reads lines until the connection ends, handing each to `handle`; lines longer than
+  /// Reads lines until the connection ends, handing each to `receive`; lines longer than
   /// `maximumLength` bytes end the connection.
-  package func readLines(maximumLength: Int = 1 << 20, _ handle: (ArraySlice<UInt8>) -> Void) {
+  package func readLines(maximumLength: Int = 1 << 20, _ receive: (ArraySlice<UInt8>) -> Void) {
     var pending: [UInt8] = []
     var block = [UInt8](repeating: 0, count: 16_384)
     while true {
@@ -135,7 +135,7 @@ package final class LiveSocket: Sendable {
       guard count > 0 else { return }
       pending += block[..<count]
       while let end = pending.firstIndex(of: 10) {
-        handle(pending[..<end])
+        receive(pending[..<end])
         pending.removeSubrange(...end)
       }
       if pending.count > maximumLength { return }
