@@ -263,10 +263,14 @@ final class LiveServer: Sendable {
     let writer = Locked(connection.descriptor)
     session.appConnected { bytes in
       writer.withLock { descriptor in
-        HTTPConnection.write(bytes, to: descriptor)
+        descriptor >= 0 && HTTPConnection.write(bytes, to: descriptor)
       }
     }
-    defer { session.appDisconnected() }
+    defer {
+      // No command is written to the descriptor once it may be closed and reused.
+      writer.withLock { $0 = -1 }
+      session.appDisconnected()
+    }
     var pending: [UInt8] = []
     while true {
       let chunk = connection.readSome()

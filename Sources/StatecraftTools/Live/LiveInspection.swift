@@ -45,6 +45,8 @@ public final class LiveInspection<State: Sendable>: Sendable {
   private let core: Locked<Core>
   /// Whether the store is paused, read by every dispatch without taking `core`'s lock.
   private let isPausedFlag = AtomicCell(false)
+  /// Cleared when the connection breaks: the middleware then only passes actions on.
+  private let isConnected = AtomicCell(true)
   private let reducerBox = Locked<Reducer<State>?>(nil)
 
   private struct Core: Sendable {
@@ -105,7 +107,12 @@ public final class LiveInspection<State: Sendable>: Sendable {
         }
       },
       sink: { bytes in try socket.send(bytes) },
-      onError: { _ in socket.close() })
+      onError: { [isConnected] error in
+        if isConnected.exchange(false, ordering: .acquiringAndReleasing) {
+          print("LiveInspection: \(error.localizedDescription); live inspection stopped")
+          socket.close()
+        }
+      })
     let thread = Thread { [weak self] in
       socket.readLines { line in self?.receive(line) }
     }
@@ -207,6 +214,7 @@ public final class LiveInspection<State: Sendable>: Sendable {
             perform(command, next: next, dispatch: dispatch, getState: getState)
             return
           }
+          guard isConnected.load(ordering: .relaxed) else { return next(action) }
           if isPausedFlag.load(ordering: .acquiring), holdWhilePaused(action) { return }
           let before =
             isFirst.load(ordering: .relaxed) && isFirst.exchange(false, ordering: .relaxed)
