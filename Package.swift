@@ -70,12 +70,9 @@ let package = Package(
       path: "Examples/Search",
       resources: [.copy("Resources/characters.txt")]
     ),
-    .executableTarget(
-      name: "Inspect",
-      dependencies: ["Statecraft", "StatecraftTools", "CounterModel", "TodoModel"],
-      path: "Examples/Inspect",
-      exclude: ["Sessions"]
-    ),
+    // `swift run inspect`: any app's recordings, and a running app live. Part of what users
+    // install, so it depends on the library products only.
+    .executableTarget(name: "Inspect", dependencies: ["StatecraftTools"]),
     .executableTarget(
       name: "Films",
       dependencies: ["Statecraft", "StatecraftTools"],
@@ -104,7 +101,9 @@ let package = Package(
     // recordings in Examples/Inspect/Sessions; InspectorTests checks they are current.
     .testTarget(
       name: "GeneratedSessionTests",
-      dependencies: ["StatecraftTesting", "StatecraftTools", "CounterModel", "TodoModel"],
+      dependencies: [
+        "Statecraft", "StatecraftTesting", "StatecraftTools", "CounterModel", "TodoModel",
+      ],
       path: "Tests/GeneratedSessionTests"
     ),
     // What every Swift Testing suite here shares: a time limit that works below macOS 13.

@@ -72,7 +72,7 @@ expect(first < 2000, f"large: first render after {first} ms, more than 2 s")
 print(f"100,000 actions: first render after {first} ms, {large.rows} rows in the document")
 
 problems = Page(f"{folder}/problems.dom").text.get("problems", "")
-expect("CounterModel.RemovedAction is not registered" in problems, f"problems: unknown type: {problems!r}")
+expect("500 actions (index 7 to 506) were not recorded" in problems, f"problems: gap: {problems!r}")
 expect("reading stopped here" in problems, f"problems: truncated tail: {problems!r}")
 
 # A recording whose actions and file name hold markup: nothing runs, every row is shown, and the
@@ -96,6 +96,20 @@ for element in ("h1", "title"):
            in title.text.get(element, ""),
            f"hostile: the file name is not the {element}'s text: {title.text.get(element)!r}")
 print("hostile recording: no script ran, 10 of 10 actions listed, strings shown as text")
+
+# Markup in keys, action type names, payloads and the state type, read without the app's code.
+hostile_key = "</script><img src=x onerror=document.body.dataset.pwned=4>"
+for step in (0, 1, 2, 3):
+    page = Page(f"{folder}/hostile-keys-step{step}.dom")
+    expect("data-pwned" not in page.body, f"hostile keys step {step}: a script from the recording ran")
+    expect(page.rows == 4, f"hostile keys step {step}: {page.rows} rows instead of 4")
+    dom = open(f"{folder}/hostile-keys-step{step}.dom", encoding="utf-8").read()
+    expect("<img" not in dom.split("<script", 1)[0] and "<svg" not in dom.split("<script", 1)[0],
+           f"hostile keys step {step}: an element from the recording was injected")
+    expect(hostile_key in page.text.get("state", ""), f"hostile keys step {step}: the key is not shown as text")
+rows = Page(f"{folder}/hostile-keys-step2.dom").text.get("rows", "")
+expect("<svg onload=document.body.dataset.pwned=6>" in rows, f"hostile keys: the payload is not shown as text: {rows[:300]!r}")
+print("hostile keys, type names and payloads: no script ran, shown as text")
 
 if failures:
     print("\n".join("FAILED: " + f for f in failures))

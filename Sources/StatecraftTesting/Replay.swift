@@ -175,7 +175,7 @@ public func replay<State: Encodable & Sendable>(
   var tracker = StateChangeTracker<State>()
   do {
     _ = try tracker.track(store.state)
-    guard tracker.json == log.initial else {
+    guard log.initial.matches(tracker.json) else {
       reportFailure(
         "The state before the first action differs from the recorded one: "
           + (JSONChange.between(log.initial, tracker.json).map(\.sentence)
@@ -189,7 +189,11 @@ public func replay<State: Encodable & Sendable>(
         store.dispatch(action)
         actual = try tracker.track(store.state)
       }
-      guard actual != log.steps[step] else { continue }
+      let expected = log.steps[step]
+      // A redacted recording's "<redacted>" values match whatever the replay gives there.
+      guard
+        actual.count != expected.count || !zip(expected, actual).allSatisfy({ $0.matches($1) })
+      else { continue }
       func list(_ changes: [JSONChange]) -> String {
         changes.isEmpty ? "  (nothing)" : changes.map { "  \($0.sentence)" }.joined(separator: "\n")
       }

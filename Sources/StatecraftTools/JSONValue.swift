@@ -78,13 +78,13 @@ extension JSONValue {
   /// With `scriptSafe`, strings also write `<`, `>`, `&`, U+2028 and U+2029 as `\u` escapes,
   /// so that the text can stand inside an HTML `<script>` element: outside strings JSON holds
   /// none of these characters.
-  func jsonText(scriptSafe: Bool = false) -> String {
+  package func jsonText(scriptSafe: Bool = false) -> String {
     var bytes: [UInt8] = []
     write(to: &bytes, scriptSafe: scriptSafe)
     return String(decoding: bytes, as: UTF8.self)
   }
 
-  func write(to bytes: inout [UInt8], scriptSafe: Bool) {
+  package func write(to bytes: inout [UInt8], scriptSafe: Bool) {
     switch self {
     case .null: bytes.append(contentsOf: "null".utf8)
     case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)

@@ -3,6 +3,7 @@
 // actions: it replays them through the reducer and checks what each changed in the state.
 import CounterModel
 import Foundation
+import Statecraft
 import StatecraftTesting
 import StatecraftTools
 import Testing
@@ -16,13 +17,14 @@ import Testing
 }
 
 private let counterSessionRecording = """
-{"index":0,"time":0.000718177,"type":"Statecraft.StatecraftInit"}
-{"index":1,"payload":{"increment":{}},"time":0.001416577,"type":"CounterModel.CounterAction"}
-{"index":2,"payload":{"increment":{}},"time":0.001841995,"type":"CounterModel.CounterAction"}
-{"index":3,"payload":{"decrement":{}},"time":0.001906546,"type":"CounterModel.CounterAction"}
-{"index":4,"payload":{"increment":{}},"time":0.001967531,"type":"CounterModel.CounterAction"}
-{"index":5,"payload":{"reset":{}},"time":0.002025209,"type":"CounterModel.CounterAction"}
-{"index":6,"payload":{"increment":{}},"time":0.002090822,"type":"CounterModel.CounterAction"}
+{"format":"statecraft-recording","snapshotInterval":1000,"startedAt":1795733323.5236993,"stateType":"CounterModel.AppState","version":2}
+{"index":0,"payload":null,"time":0.000568647,"type":"Statecraft.StatecraftInit"}
+{"index":1,"payload":{"increment":{}},"time":0.000748996,"type":"CounterModel.CounterAction"}
+{"index":2,"payload":{"increment":{}},"time":0.00077869,"type":"CounterModel.CounterAction"}
+{"index":3,"payload":{"decrement":{}},"time":0.00078528,"type":"CounterModel.CounterAction"}
+{"index":4,"payload":{"increment":{}},"time":0.000790588,"type":"CounterModel.CounterAction"}
+{"index":5,"payload":{"reset":{}},"time":0.00079823,"type":"CounterModel.CounterAction"}
+{"index":6,"payload":{"increment":{}},"time":0.000803527,"type":"CounterModel.CounterAction"}
 """
 
 private let counterSessionChanges = """

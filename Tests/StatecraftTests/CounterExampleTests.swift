@@ -53,11 +53,12 @@ import Testing
     let lines = listing.split(separator: "\n").map { $0.split(separator: "\t").last ?? "" }
     #expect(
       lines == [
-        "Statecraft.StatecraftInit (not replayable)", "increment", "increment", "decrement",
-        "4 actions",
+        "StatecraftInit (not replayable)", "CounterAction increment", "CounterAction increment",
+        "CounterAction decrement", "4 actions; state CounterModel.AppState",
       ])
+    // The state as the counter recorded it: inspect knows nothing of the counter.
     let state = try runExample("inspect", arguments: [file.path, "--state", "3"])
-    #expect(state == "state after step 3: count = 2\n")
+    #expect(state == "{\n  \"count\": 2\n}\n")
   }
 
   private func runCounter(input: String, arguments: [String] = []) throws -> String {

@@ -13,6 +13,13 @@ import Testing
 
   // hostile.jsonl holds markup, quotes, backslashes, DEL, line separators, a CR between tokens,
   // an empty line and invalid UTF-8 (where reading stops): its test compiles and passes too.
+  /// The options that name the app's code in a generated test.
+  private static func names(_ app: String) -> [String] {
+    app == "counter"
+      ? ["--module", "CounterModel", "--reducer", "counterReducer", "--registry", "counterActions"]
+      : ["--module", "TodoModel", "--reducer", "todoAppReducer", "--registry", "todoActions"]
+  }
+
   @Test(arguments: [
     ("counter", "CounterSession"), ("todo", "TodoSession"), ("hostile", "HostileSession"),
   ])
@@ -21,14 +28,15 @@ import Testing
       "inspect",
       arguments: [
         sessions.appendingPathComponent("\(app).jsonl").path, "--swift-test", "\(app)Session",
-      ])
+      ] + Self.names(app))
     let committed = try String(
       contentsOf: generated.appendingPathComponent("\(file).swift"), encoding: .utf8)
     #expect(
       written == committed,
       """
       Regenerate with: swift run inspect Examples/Inspect/Sessions/\(app).jsonl \
-      --swift-test \(app)Session --output Tests/GeneratedSessionTests/\(file).swift
+      --swift-test \(app)Session \(Self.names(app).joined(separator: " ")) \
+      --output Tests/GeneratedSessionTests/\(file).swift
       """
     )
   }
@@ -55,7 +63,9 @@ import Testing
     let page = folder.appendingPathComponent("todo.html").path
     let test = folder.appendingPathComponent("TodoTests.swift").path
     _ = try runExample("inspect", arguments: [session, "--html", page])
-    _ = try runExample("inspect", arguments: [session, "--swift-test", "todo", "--output", test])
+    _ = try runExample(
+      "inspect",
+      arguments: [session, "--swift-test", "todo", "--output", test] + Self.names("todo"))
     for file in [page, test] {
       let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
       #expect(mode == 0o600, "\(file) has mode \(String(mode ?? 0, radix: 8))")
@@ -71,7 +81,8 @@ import Testing
     #expect(mkfifo(pipe.path, 0o600) == 0)
     for path in [folder.path, pipe.path] {
       for options in [
-        [], ["--swift-test", "x"], ["--html", folder.appendingPathComponent("o").path],
+        [], ["--swift-test", "x"] + Self.names("todo"), ["--state", "1"],
+        ["--html", folder.appendingPathComponent("o").path],
       ] {
         // Nothing writes to the pipe: an inspector that opened it to read would wait forever.
         let run = try runExampleToEnd("inspect", arguments: [path] + options)
@@ -100,9 +111,93 @@ import Testing
     let handle = try FileHandle(forWritingTo: file)
     try handle.truncate(atOffset: 1 << 30)
     try handle.close()
-    let run = try runExampleToEnd("inspect", arguments: [file.path, "--swift-test", "huge"])
+    let run = try runExampleToEnd("inspect", arguments: [file.path])
     #expect(run.status == 0)
-    #expect(run.output.contains("@Test func huge()"))
-    #expect(run.errors.contains("line 1: longer than 1048576 bytes; reading stopped here"))
+    #expect(run.output.contains("0 actions"))
+    #expect(run.errors.contains("line 1: longer than 16777216 bytes; reading stopped here"))
+  }
+
+  @Test func aLineOf100MBStopsReadingThereWithinItsLimit() throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "long-line-\(UUID().uuidString).jsonl")
+    defer { try? FileManager.default.removeItem(at: file) }
+    let counter = try String(
+      contentsOf: sessions.appendingPathComponent("counter.jsonl"), encoding: .utf8)
+    let lines = counter.split(separator: "\n")
+    var data = Data((lines.prefix(3).joined(separator: "\n") + "\n").utf8)
+    data.append(Data(repeating: UInt8(ascii: "x"), count: 100 << 20))
+    try data.write(to: file)
+    let run = try runExampleToEnd("inspect", arguments: [file.path, "--state", "2"])
+    #expect(run.status == 0)
+    #expect(run.output.contains(#""count": 1"#))
+    #expect(run.errors.contains("line 4: longer than 16777216 bytes; reading stopped here"))
+  }
+
+  @Test func deepNestingIsAnErrorInTheRecordingNotACrash() throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "deep-\(UUID().uuidString).jsonl")
+    defer { try? FileManager.default.removeItem(at: file) }
+    let depth = 100_000
+    let line =
+      #"{"index":0,"time":0,"type":"T","payload":"# + String(repeating: "[", count: depth)
+      + String(repeating: "]", count: depth) + "}\n"
+    try Data(line.utf8).write(to: file)
+    for options in [[], ["--html", file.path + ".html"]] {
+      let run = try runExampleToEnd("inspect", arguments: [file.path] + options)
+      #expect(run.status == 0)
+      #expect(run.errors.contains("nested deeper than 512 levels"), "\(run.errors)")
+    }
+    try? FileManager.default.removeItem(atPath: file.path + ".html")
+  }
+
+  @Test func theStateAfterAStepIsPrintedAsJSON() throws {
+    let session = sessions.appendingPathComponent("todo.jsonl").path
+    let run = try runExampleToEnd("inspect", arguments: [session, "--state", "4"])
+    #expect(run.status == 0)
+    let state = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
+    let todos = state?["todos"] as? [[String: Any]]
+    #expect(todos?.count == 2)
+    #expect(todos?.first?["isDone"] as? Bool == true)
+    let outOfRange = try runExampleToEnd("inspect", arguments: [session, "--state", "99"])
+    #expect(outOfRange.status == 64)
+    #expect(outOfRange.errors.contains("--state needs a step from 0 to 6"))
+  }
+
+  @Test func aRecordingWithoutStatesSaysSoInsteadOfGuessing() throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "old-\(UUID().uuidString).jsonl")
+    defer { try? FileManager.default.removeItem(at: file) }
+    try Data(
+      #"{"index":0,"payload":{"increment":{}},"time":0.1,"type":"CounterModel.CounterAction"}"#
+        .utf8
+    ).write(to: file)
+    let list = try runExampleToEnd("inspect", arguments: [file.path])
+    #expect(list.status == 0)
+    #expect(list.output.contains("CounterAction increment"))
+    #expect(list.output.contains("1 actions; no states recorded"))
+    for options in [["--state", "1"], ["--swift-test", "t"] + Self.names("counter")] {
+      let run = try runExampleToEnd("inspect", arguments: [file.path] + options)
+      #expect(run.status == 65)
+      #expect(run.errors.contains("the recording holds no states"))
+    }
+  }
+
+  @Test func swiftTestNeedsTheNamesOfTheAppsCode() throws {
+    let session = sessions.appendingPathComponent("counter.jsonl").path
+    let run = try runExampleToEnd("inspect", arguments: [session, "--swift-test", "t"])
+    #expect(run.status == 64)
+    #expect(run.errors.contains("--swift-test needs --module, --reducer, --registry"))
+    let bad = try runExampleToEnd(
+      "inspect",
+      arguments: [
+        session, "--swift-test", "t", "--module", "A;B", "--reducer", "r", "--registry", "g",
+      ])
+    #expect(bad.status == 64)
+    #expect(bad.errors.contains("--module needs a Swift name"))
+    let named = try runExample(
+      "inspect",
+      arguments: [session, "--swift-test", "t", "--state-type", "AppState"] + Self.names("counter"))
+    #expect(named.contains("let reducer: Reducer<AppState> = counterReducer"))
+    #expect(named.contains("import CounterModel"))
   }
 }

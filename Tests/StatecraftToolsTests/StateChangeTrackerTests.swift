@@ -157,8 +157,10 @@ import Testing
       data: Data(#"{"index":0,"payload":{"title":"b"},"time":0,"type":"\#(Rename.name)"}"#.utf8),
       registry: registry)
     let report = try SessionReport(recording: recording, reducer: Rename.reducer)
-    let expected = StateChangeLog(initial: report.initial, steps: report.steps.map(\.changes))
-      .textLines.joined(separator: "\n")
+    let expected = StateChangeLog(
+      initial: report.initial, steps: report.steps.map { $0.changes ?? [] }
+    )
+    .textLines.joined(separator: "\n")
     await replay(recording, reducer: Rename.reducer, expectingChanges: expected)
     await withKnownIssue {
       await replay(recording, reducer: Rename.brokenReducer, expectingChanges: expected)

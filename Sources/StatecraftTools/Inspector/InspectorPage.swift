@@ -1,7 +1,7 @@
 extension SessionReport {
   // The whole page, written here and embedded so that the file needs nothing from the network.
   // `__TITLE__` and `__DATA__` are replaced; the data is JSON in a script element of its own.
-  static let pageTemplate = #"""
+  package static let pageTemplate = #"""
     <!DOCTYPE html>
     <html lang="en">
     <head>
@@ -30,6 +30,8 @@ extension SessionReport {
     .row .label { flex: 1; overflow: hidden; text-overflow: ellipsis; }
     .row.selected { background: var(--pick); }
     .row.unreplayable .label { color: var(--muted); font-style: italic; }
+    .row.skipped .label { text-decoration: line-through; color: var(--muted); }
+    .row.paused-here { outline: 2px solid #bf8700; outline-offset: -2px; }
     #detail { overflow: auto; padding: 8px 12px; min-height: 0; }
     h2 { font-size: 13px; margin: 12px 0 4px; color: var(--muted); }
     #state details { margin-left: 14px; } #state > details { margin-left: 0; }
@@ -66,7 +68,10 @@ extension SessionReport {
     <script>
     "use strict";
     const data = JSON.parse(document.getElementById("session").textContent);
-    const count = data.actions.length;
+    let count = data.actions.length;
+    // Set by a live page: the indices of the actions the app skips, and where it is paused.
+    const skipped = new Set();
+    let pausedIndex = null;
     const ROW = 24, KINDS = ["added", "removed", "changed"], BIG = 100;
     const list = document.getElementById("list"), rows = document.getElementById("rows");
     const scrubber = document.getElementById("scrubber"), filter = document.getElementById("filter");
@@ -76,12 +81,21 @@ extension SessionReport {
     function typeName(index) { return data.types[data.actions[index][2]]; }
     function shortType(name) { return name.split(".").pop(); }
 
-    // The state after `k` actions: the nearest checkpoint, then the changes after it.
+    // The state after `k` actions: the nearest checkpoint at or before it, then the changes after
+    // it. A step whose state was not recorded (null) changes nothing.
     let cache = { step: 0, state: data.initial };
+    function checkpointBefore(k) {
+      let low = 0, high = data.checkpoints.length - 1, found = [0, data.initial];
+      while (low <= high) {
+        const middle = (low + high) >> 1;
+        if (data.checkpoints[middle][0] <= k) { found = data.checkpoints[middle]; low = middle + 1; }
+        else high = middle - 1;
+      }
+      return found;
+    }
     function stateAfter(k) {
       if (k === cache.step) return cache.state;
-      let base = Math.floor(k / data.checkpointInterval) * data.checkpointInterval;
-      let state = base === 0 ? data.initial : data.checkpoints[String(base)];
+      let [base, state] = checkpointBefore(k);
       if (cache.step <= k && cache.step > base) { base = cache.step; state = cache.state; }
       const holder = { root: structuredClone(state) };
       for (let i = base; i < k; i++) apply(holder, data.patches[i]);
@@ -89,9 +103,11 @@ extension SessionReport {
       return holder.root;
     }
     function apply(holder, patch) {
+      if (patch === null) return;
       for (const [kind, path, value] of patch) {
         let parent = holder, key = "root";
-        for (const part of path) { parent = parent[key]; key = part; }
+        for (const part of path) { parent = parent[key]; key = part; if (parent == null) break; }
+        if (parent == null) continue;
         if (kind === 1) {
           if (Array.isArray(parent)) parent.splice(key, 1); else delete parent[key];
         } else {
@@ -119,8 +135,10 @@ extension SessionReport {
         if (k === 0) {
           row.textContent = "initial state";
         } else {
-          const [line, time, , label] = data.actions[k - 1];
+          const [line, time, , label, index] = data.actions[k - 1];
           if (label === null) row.classList.add("unreplayable");
+          if (index !== null && index !== undefined && skipped.has(index)) row.classList.add("skipped");
+          if (index !== null && index !== undefined && index === pausedIndex) row.classList.add("paused-here");
           row.innerHTML = '<span class="line"></span><span class="time"></span><span class="label"></span>';
           row.children[0].textContent = "#" + k;
           row.title = "line " + line;
@@ -136,7 +154,8 @@ extension SessionReport {
     // The tree of the state, with this step's changes marked and their branches open.
     function renderState() {
       const state = stateAfter(step);
-      const changes = step > 0 ? data.patches[step - 1] : [];
+      const unknown = step > 0 && data.patches[step - 1] === null;
+      const changes = step > 0 && !unknown ? data.patches[step - 1] : [];
       const previous = step > 0 ? stateAfter(step - 1) : null;
       stateAfter(step);
       const marks = new Map(), open = new Set();
@@ -145,7 +164,14 @@ extension SessionReport {
         for (let i = 0; i <= path.length; i++) open.add(JSON.stringify(path.slice(0, i)));
       }
       const tree = document.getElementById("state");
-      tree.replaceChildren(node(null, state, [], marks, open, previous));
+      if (!data.hasStates) {
+        const note = document.createElement("p");
+        note.className = "size";
+        note.textContent = "This recording holds the actions only: it was recorded before format 2, or its state is not Encodable.";
+        tree.replaceChildren(note);
+      } else {
+        tree.replaceChildren(node(null, state, [], marks, open, previous));
+      }
       const list = document.getElementById("changes");
       list.replaceChildren();
       for (const [kind, path, value] of changes) {
@@ -160,7 +186,9 @@ extension SessionReport {
       }
       if (!changes.length) {
         const item = document.createElement("li");
-        item.textContent = step === 0 ? "the initial state" : "nothing";
+        item.textContent = !data.hasStates ? "the recording holds no states"
+          : unknown ? "not recorded: the recorder dropped this state (its writer fell behind); the state below is the last one recorded before it"
+          : step === 0 ? "the initial state" : "nothing";
         list.appendChild(item);
       }
     }
@@ -265,6 +293,7 @@ extension SessionReport {
     select(requested ? Number(requested[1]) : count, true);
     document.body.dataset.firstRenderMs = Math.round(performance.now());
     </script>
+    __LIVE__
     </body>
     </html>
     """#

@@ -16,7 +16,7 @@ extension SessionReport {
   public func html(title: String) -> String {
     Self.fill(
       Self.pageTemplate,
-      with: ["__TITLE__": Self.escapeHTML(title), "__DATA__": pageData()])
+      with: ["__TITLE__": Self.escapeHTML(title), "__DATA__": pageData(), "__LIVE__": ""])
   }
 
   /// Writes the page to `file`, readable by its owner only (mode 0600), as recordings are: the page
@@ -35,7 +35,7 @@ extension SessionReport {
 
   /// `template` with each placeholder replaced by its text, in one pass: a replacement is never
   /// searched for placeholders.
-  static func fill(_ template: String, with replacements: [String: String]) -> String {
+  package static func fill(_ template: String, with replacements: [String: String]) -> String {
     var result = ""
     var rest = template[...]
     while let start = rest.range(of: "__") {
@@ -78,24 +78,25 @@ extension SessionReport {
         .array([
           .integer(Int64(step.line)), .number(step.time), .integer(Int64(index)),
           step.label.map(JSONValue.string) ?? .null,
+          step.index.map { .integer(Int64($0)) } ?? .null,
         ]))
-      patches.append(.array(step.changes.map(\.patch)))
+      patches.append(step.changes.map { .array($0.map(\.patch)) } ?? .null)
     }
-    var checkpointObject: [String: JSONValue] = [:]
-    for (step, state) in checkpoints { checkpointObject[String(step)] = state }
     let object: JSONValue = .object([
       "types": .array(types.map(JSONValue.string)),
       "actions": .array(actions),
       "patches": .array(patches),
       "initial": initial,
-      "checkpointInterval": .integer(Int64(checkpointInterval)),
-      "checkpoints": .object(checkpointObject),
+      "checkpoints": .array(checkpoints.map { .array([.integer(Int64($0.step)), $0.state]) }),
+      "hasStates": .bool(hasStates),
+      "stateType": stateTypeName.map(JSONValue.string) ?? .null,
+      "startedAt": startedAt.map(JSONValue.number) ?? .null,
       "problems": .array(problems.map { .string($0.description) }),
     ])
     return object.jsonText(scriptSafe: true)
   }
 
-  static func escapeHTML(_ text: String) -> String {
+  package static func escapeHTML(_ text: String) -> String {
     text.replacingOccurrences(of: "&", with: "&amp;")
       .replacingOccurrences(of: "<", with: "&lt;")
       .replacingOccurrences(of: ">", with: "&gt;")

@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""End to end: `inspect --live`, a real app process (Tests/InspectorFixtureApp's NotesApp) and
+the page in headless Chromium driven through chromedriver. The page's buttons move the app back in
+time; the test reads the app's own state from what it prints. Then the latency of the page and
+the cost of live inspection to the app's dispatch, at 1,000 dispatches a second.
+
+usage: inspector-live.py INSPECT NOTES_APP OUT_FOLDER [--screenshots FOLDER]
+Every wait has a time limit; every process started here is ended at exit."""
+import atexit
+import json
+import os
+import queue
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+inspect_bin, app_bin, out = sys.argv[1], sys.argv[2], sys.argv[3]
+screenshots = sys.argv[sys.argv.index("--screenshots") + 1] if "--screenshots" in sys.argv else None
+os.makedirs(out, exist_ok=True)
+processes = []
+failures = []
+
+
+def stop_all():
+    for process in processes:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+
+
+atexit.register(stop_all)
+# A watchdog for the whole run: nothing here may hang CI.
+watchdog = threading.Timer(600, lambda: (print("FAILED: the live test ran past 10 minutes"),
+                                          stop_all(), os._exit(1)))
+watchdog.daemon = True
+watchdog.start()
+
+
+def expect(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAILED: " + message)
+
+
+def wait_for(what, condition, seconds=20):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {seconds} s waiting for {what}")
+
+
+def start_inspector():
+    process = subprocess.Popen([inspect_bin, "--live"], stdout=subprocess.PIPE, text=True)
+    processes.append(process)
+    line = process.stdout.readline()
+    match = re.search(r"http://127\.0\.0\.1:(\d+)/\?token=([0-9a-f]{32})", line)
+    assert match, f"inspect --live printed {line!r}"
+    return process, match.group(0), int(match.group(1)), match.group(2)
+
+
+class App:
+    """The notes app, its standard input to type into, the states it prints."""
+
+    def __init__(self, url, arguments=()):
+        environment = dict(os.environ, STATECRAFT_INSPECTOR=url)
+        self.process = subprocess.Popen([app_bin, *arguments], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True, env=environment)
+        processes.append(self.process)
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def type(self, command):
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+
+    def state(self):
+        """The state the app holds now: asks it to print it."""
+        while not self.lines.empty():
+            self.lines.get_nowait()
+        self.type("state")
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            line = self.lines.get(timeout=10)
+            if line.startswith("state: "):
+                return json.loads(line[len("state: "):])
+        raise AssertionError("the app printed no state")
+
+    def texts(self):
+        return [note["text"] for note in self.state()["notes"]]
+
+
+def http(url, method="GET", headers=None, body=None):
+    request = urllib.request.Request(url, method=method, headers=headers or {}, data=body)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                 "--window-size=1280,720"):
+        options.add_argument(flag)
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium:
+        options.binary_location = chromium
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    driver.set_page_load_timeout(30)
+    return driver
+
+
+def body(driver, name):
+    return driver.execute_script(f"return document.body.dataset.{name}")
+
+
+def click_step(driver, number):
+    """Clicks the row of step `number` (#number in the list)."""
+    driver.execute_script(f"select({number}, true)")
+    row = driver.find_element(By.CSS_SELECTOR, f'.row[data-step="{number}"]')
+    row.click()
+    wait_for(f"step {number} selected", lambda: body(driver, "step") == str(number))
+
+
+def shot(driver, name):
+    path = os.path.join(out, name)
+    driver.save_screenshot(path)
+    if screenshots:
+        shutil.copy(path, os.path.join(screenshots, name))
+
+
+# 1. Security: the token and the Host header, for the page, its events, its commands, the app.
+inspector, url, port, token = start_inspector()
+base = f"http://127.0.0.1:{port}"
+expect(http(base + "/") == 403, "the page without the token was served")
+expect(http(base + "/?token=" + "0" * 32) == 403, "the page with a wrong token was served")
+expect(http(base + "/events") == 403, "the events without the token were served")
+expect(http(base + "/command", "POST", {"X-Statecraft-Token": "0" * 32},
+            b'{"command":"resume"}') == 403, "a command with a wrong token was taken")
+expect(http(url, headers={"Host": f"attacker.example:{port}"}) == 403,
+       "a request for another host name (DNS rebinding) was served")
+with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+    raw.sendall(f"GET /app HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer wrong\r\n"
+                "Upgrade: statecraft-live/1\r\n\r\n".encode())
+    expect(raw.recv(64).startswith(b"HTTP/1.1 403"), "an app with a wrong token was accepted")
+listening = subprocess.run(["ss", "-ltn"], capture_output=True, text=True).stdout if shutil.which("ss") else ""
+if listening:
+    expect(f"127.0.0.1:{port}" in listening and f"0.0.0.0:{port}" not in listening,
+           "the inspector does not listen on loopback only")
+print("security: token and host checked for the page, events, commands and the app")
+
+# 2. The page, then the app, which streams to it.
+driver = browser()
+driver.get(url)
+wait_for("the page's event stream", lambda: body(driver, "liveConnected") == "true")
+shot(driver, "live-1-waiting.png")
+app = App(url)
+for command in ("add milk", "add eggs", "pin 0", "login ana s3cret-token",
+                "add </script><img src=x onerror=document.body.dataset.pwned=8>"):
+    app.type(command)
+wait_for("6 actions on the page", lambda: body(driver, "liveCount") == "6")
+expect(app.texts()[0] == "milk", "the app did not add its notes")
+page = driver.page_source
+expect("s3cret-token" not in page, "the redacted token reached the page")
+expect(body(driver, "pwned") is None, "markup from the app ran in the page")
+driver.execute_script("select(count, true)")
+hostile = "</script><img src=x onerror=document.body.dataset.pwned=8>"
+wait_for("the hostile note shown as text in the state",
+         lambda: hostile in driver.execute_script(
+             'return document.getElementById("state").textContent'))
+expect(hostile in driver.execute_script('return document.getElementById("rows").textContent'),
+       "the hostile note is not shown as text in the action list")
+click_step(driver, 3)
+shot(driver, "live-2-streaming.png")
+
+# 3. Jump the app back to step 2 (after "add milk"): its store shows that state and pauses.
+click_step(driver, 2)
+driver.find_element(By.ID, "live-jump").click()
+wait_for("the app paused", lambda: body(driver, "livePaused") == "1")
+wait_for("the app's state after step 2", lambda: app.texts() == ["milk"])
+expect(app.state()["notes"] == [{"isPinned": False, "text": "milk"}], "jump: wrong state")
+shot(driver, "live-3-jumped.png")
+
+# 4. While paused, the app's own actions and a typed one wait; resume runs them in order.
+app.type("add ham")
+driver.find_element(By.ID, "live-type").send_keys("NotesCore.NoteAction")
+driver.find_element(By.ID, "live-payload").send_keys('{"add":{"_0":"typed"}}')
+driver.find_element(By.CSS_SELECTOR, "#live-dispatch button").click()
+wait_for("two actions waiting", lambda: "2 waiting" in driver.find_element(By.ID, "live-status").text)
+expect(app.texts() == ["milk"], "an action ran while the app was paused")
+driver.find_element(By.ID, "live-resume").click()
+wait_for("the app resumed with the waiting actions",
+         lambda: app.texts()[-2:] == ["ham", "typed"])
+expect(app.texts()[:2] == ["milk", "eggs"], f"resume: {app.texts()}")
+expect(app.state()["notes"][0]["isPinned"] is True, "resume: the present state was not restored")
+wait_for("the page shows the typed action", lambda: body(driver, "liveCount") == "8")
+
+# 5. Skip "add eggs" (step 3): the app's state is computed again without it.
+click_step(driver, 3)
+driver.find_element(By.ID, "live-skip").click()
+wait_for("the app's state without eggs", lambda: "eggs" not in app.texts())
+expect(app.texts() == ["milk", "</script><img src=x onerror=document.body.dataset.pwned=8>",
+                       "ham", "typed"], f"skip: {app.texts()}")
+wait_for("the skipped row", lambda: driver.find_elements(By.CSS_SELECTOR, ".row.skipped"))
+driver.execute_script("select(count, true)")
+wait_for("the page's last state without eggs",
+         lambda: "eggs" not in driver.find_element(By.ID, "state").text)
+shot(driver, "live-4-skipped.png")
+expect(body(driver, "pwned") is None, "markup from the app ran in the page")
+app.type("q")
+app.process.wait(timeout=20)
+print("time travel: jump, wait while paused, typed dispatch, resume and skip reach the app")
+
+# 6. At 1,000 dispatches a second: the page's delay behind the app, and the app's dispatch
+# time with and without live inspection, in one run of the app.
+driver.get(url)
+wait_for("the page's event stream", lambda: body(driver, "liveConnected") == "true")
+bench = App(url, ["--bench", "1000", "10000"])
+bench.process.wait(timeout=180)
+lines = []
+while not bench.lines.empty():
+    lines.append(bench.lines.get_nowait())
+expected = str(1 + 100 + 10000)  # the initial action, 100 notes, the paced loop
+wait_for("the page caught up with the app", lambda: body(driver, "liveCount") == expected, 30)
+p50, p99, worst, frames = (body(driver, name) for name in
+                           ("liveLatencyP50", "liveLatencyP99", "liveLatencyMax", "liveFrames"))
+print("\n".join(line for line in lines if line.startswith("bench:")))
+print(f"page: {expected} actions shown; delay from the app's dispatch to the page's frame over "
+      f"{frames} frames: p50 {p50} ms, p99 {p99} ms, max {worst} ms")
+expect(int(p50) <= 100, f"the page's median delay is {p50} ms, more than 100 ms")
+driver.quit()
+
+watchdog.cancel()
+if failures:
+    sys.exit(1)
+print("the live inspector works end to end")

@@ -1,0 +1,288 @@
+import Foundation
+import Statecraft
+import StatecraftTools
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `inspect --live`: a small HTTP server on loopback for the live page and the app.
+///
+/// It serves the page, streams the app's actions to it (Server-Sent Events), takes the page's
+/// commands (POST) and holds the app's connection (an upgraded request, then JSON lines both
+/// ways). Every client must present the
+/// token printed at start; requests whose Host is not this server's are refused, so that a web
+/// page elsewhere cannot reach it through DNS rebinding.
+func runLiveInspector(_ settings: Options.LiveSettings) -> Never {
+  let token = settings.token ?? randomToken()
+  let listener: Int32
+  let port: UInt16
+  do {
+    (listener, port) = try listen(on: settings.host, port: settings.port)
+  } catch {
+    fail("cannot listen on \(settings.host):\(settings.port): \(error)", status: 69)
+  }
+  let hostName = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
+  let address = "http://\(hostName):\(port)/?token=\(token)"
+  print(
+    """
+    inspect: live at \(address)
+      Open it in a browser, and start the app with
+      STATECRAFT_INSPECTOR=\(address)
+      (LiveInspection.fromEnvironment reads it). Anyone with this address can see and change
+      the app's state. Stop with Ctrl-C.
+    """)
+  fflush(nil)
+  let server = LiveServer(
+    token: token, allowedHosts: allowedHosts(settings.host, port), session: LiveSession())
+  server.acceptForever(listener)
+}
+
+/// 128 random bits as 32 hexadecimal digits.
+func randomToken() -> String {
+  var generator = SystemRandomNumberGenerator()
+  return (0..<2).map { _ in
+    let value = generator.next() as UInt64
+    let text = String(value, radix: 16)
+    return String(repeating: "0", count: 16 - text.count) + text
+  }.joined()
+}
+
+/// The Host headers this server answers to.
+func allowedHosts(_ host: String, _ port: UInt16) -> Set<String> {
+  var hosts: Set<String> = ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"]
+  hosts.insert(host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)")
+  return hosts
+}
+
+/// The system's `listen`, which this file's `listen(on:port:)` hides.
+private func systemListen(_ descriptor: Int32, _ backlog: Int32) -> Int32 {
+  #if canImport(Glibc)
+    Glibc.listen(descriptor, backlog)
+  #else
+    Darwin.listen(descriptor, backlog)
+  #endif
+}
+
+struct ListenError: Error, CustomStringConvertible {
+  let description: String
+}
+
+func listen(on host: String, port: UInt16) throws -> (Int32, UInt16) {
+  var hints = addrinfo()
+  hints.ai_family = AF_UNSPEC
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST
+  #if canImport(Glibc)
+    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+  #else
+    hints.ai_socktype = SOCK_STREAM
+  #endif
+  var found: UnsafeMutablePointer<addrinfo>?
+  guard getaddrinfo(host, String(port), &hints, &found) == 0, let info = found else {
+    throw ListenError(description: "\(host) is not a numeric address (127.0.0.1, ::1, 0.0.0.0)")
+  }
+  defer { freeaddrinfo(found) }
+  let descriptor = socket(info.pointee.ai_family, info.pointee.ai_socktype, 0)
+  guard descriptor >= 0 else { throw ListenError(description: String(cString: strerror(errno))) }
+  var one: Int32 = 1
+  _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(4))
+  guard bind(descriptor, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0,
+    systemListen(descriptor, 64) == 0
+  else {
+    let reason = String(cString: strerror(errno))
+    _ = close(descriptor)
+    throw ListenError(description: reason)
+  }
+  var address = sockaddr_storage()
+  var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+  let bound = withUnsafeMutablePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+  }
+  guard bound == 0 else { throw ListenError(description: String(cString: strerror(errno))) }
+  let family = Int32(address.ss_family)
+  let actual = withUnsafePointer(to: &address) { pointer -> UInt16 in
+    if family == AF_INET6 {
+      return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+        UInt16(bigEndian: $0.pointee.sin6_port)
+      }
+    }
+    return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+      UInt16(bigEndian: $0.pointee.sin_port)
+    }
+  }
+  return (descriptor, actual)
+}
+
+/// Accepts connections and serves each on a thread of its own, at most 64 at once.
+final class LiveServer: Sendable {
+  let token: String
+  let allowedHosts: Set<String>
+  let session: LiveSession
+  private let active = Locked(0)
+
+  init(token: String, allowedHosts: Set<String>, session: LiveSession) {
+    self.token = token
+    self.allowedHosts = allowedHosts
+    self.session = session
+  }
+
+  func acceptForever(_ listener: Int32) -> Never {
+    while true {
+      let descriptor = accept(listener, nil, nil)
+      guard descriptor >= 0 else { continue }
+      let admitted = active.withLock { count -> Bool in
+        guard count < 64 else { return false }
+        count += 1
+        return true
+      }
+      guard admitted else {
+        _ = close(descriptor)
+        continue
+      }
+      let thread = Thread { [self] in
+        serve(HTTPConnection(descriptor: descriptor))
+        active.withLock { $0 -= 1 }
+      }
+      thread.start()
+    }
+  }
+
+  /// Compares in time that does not depend on where the strings differ.
+  func isToken(_ candidate: String?) -> Bool {
+    guard let candidate else { return false }
+    let given = Array(candidate.utf8)
+    let expected = Array(token.utf8)
+    var difference = given.count ^ expected.count
+    for index in expected.indices {
+      difference |= Int(expected[index] ^ (index < given.count ? given[index] : 0))
+    }
+    return difference == 0
+  }
+
+  private func serve(_ connection: HTTPConnection) {
+    guard let request = connection.readRequest() else {
+      connection.respond(status: "400 Bad Request", body: Array("not an HTTP request\n".utf8))
+      return
+    }
+    guard let host = request.headers["host"], allowedHosts.contains(host.lowercased()) else {
+      connection.respond(
+        status: "403 Forbidden", body: Array("this inspector does not answer to that host\n".utf8))
+      return
+    }
+    let refused = Array(
+      "missing or wrong token: open the address `inspect --live` printed\n".utf8)
+    switch (request.method, request.path) {
+    case ("GET", "/"):
+      guard isToken(request.query["token"]) else {
+        connection.respond(status: "403 Forbidden", body: refused)
+        return
+      }
+      connection.respond(
+        status: "200 OK", contentType: "text/html; charset=utf-8",
+        headers:
+          "Content-Security-Policy: default-src 'none'; script-src 'unsafe-inline'; "
+          + "style-src 'unsafe-inline'; connect-src 'self'; img-src data:; form-action 'none'; "
+          + "frame-ancestors 'none'\r\n",
+        body: Array(SessionReport.livePage(title: "Live").utf8))
+    case ("GET", "/events"):
+      guard isToken(request.query["token"]) else {
+        connection.respond(status: "403 Forbidden", body: refused)
+        return
+      }
+      streamEvents(to: connection)
+    case ("POST", "/command"):
+      guard isToken(request.headers["x-statecraft-token"]) else {
+        connection.respond(status: "403 Forbidden", body: refused)
+        return
+      }
+      if let origin = request.headers["origin"],
+        !allowedHosts.contains(where: { "http://\($0)" == origin.lowercased() })
+      {
+        connection.respond(status: "403 Forbidden", body: Array("foreign origin\n".utf8))
+        return
+      }
+      command(request, connection)
+    case ("GET", "/app"):
+      let bearer = request.headers["authorization"].flatMap {
+        $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil
+      }
+      guard isToken(bearer) else {
+        connection.respond(status: "403 Forbidden", body: refused)
+        return
+      }
+      holdApp(connection)
+    default:
+      connection.respond(status: "404 Not Found", body: Array("not found\n".utf8))
+    }
+  }
+
+  private func command(_ request: HTTPConnection.Request, _ connection: HTTPConnection) {
+    guard case .object(let object)? = try? JSONValue.parse(request.body),
+      case .string(let name)? = object["command"],
+      ["jump", "resume", "skip", "dispatch"].contains(name)
+    else {
+      connection.respond(
+        status: "400 Bad Request",
+        body: Array(
+          "a command is {\"command\": \"jump\"|\"resume\"|\"skip\"|\"dispatch\", …}\n".utf8))
+      return
+    }
+    guard session.send(command: .object(object)) else {
+      connection.respond(status: "409 Conflict", body: Array("no app is connected\n".utf8))
+      return
+    }
+    connection.respond(status: "202 Accepted", body: Array("sent to the app\n".utf8))
+  }
+
+  private func streamEvents(to connection: HTTPConnection) {
+    let head =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n" + HTTPConnection.commonHeaders
+      + "Connection: keep-alive\r\n\r\n"
+    guard connection.write(Array(head.utf8)) else { return }
+    let client = LiveSession.Client()
+    session.add(client)
+    defer { session.remove(client) }
+    while true {
+      // A comment every 15 s finds a page that left.
+      if client.wake.wait(timeout: .now() + 15) == .timedOut {
+        guard connection.write(Array(": still here\n\n".utf8)) else { return }
+        continue
+      }
+      let events = client.take(session)
+      guard events.isEmpty || connection.write(Array(events.joined().utf8)) else { return }
+    }
+  }
+
+  private func holdApp(_ connection: HTTPConnection) {
+    let head =
+      "HTTP/1.1 101 Switching Protocols\r\nUpgrade: statecraft-live/1\r\nConnection: Upgrade\r\n\r\n"
+    guard connection.write(Array(head.utf8)) else { return }
+    connection.setReceiveTimeout(seconds: 0)
+    let writer = Locked(connection.descriptor)
+    session.appConnected { bytes in
+      writer.withLock { descriptor in
+        descriptor >= 0 && HTTPConnection.write(bytes, to: descriptor)
+      }
+    }
+    defer {
+      // No command is written to the descriptor once it may be closed and reused.
+      writer.withLock { $0 = -1 }
+      session.appDisconnected()
+    }
+    var pending: [UInt8] = []
+    while true {
+      let chunk = connection.readSome()
+      guard !chunk.isEmpty else { return }
+      pending += chunk
+      guard let last = pending.lastIndex(of: 10) else {
+        guard pending.count < 64 << 20 else { return }  // a line past 64 MiB: not an app
+        continue
+      }
+      let lines = pending[..<last].split(separator: 10, omittingEmptySubsequences: true)
+      session.receive(lines: lines.map { $0 })
+      pending.removeSubrange(...last)
+    }
+  }
+}

@@ -1,0 +1,168 @@
+extension SessionReport {
+  /// The page `inspect --live` serves: the session page with no actions yet, and a script that
+  /// receives the app's actions from the inspector as they happen (Server-Sent Events) and sends
+  /// the page's commands (jump, resume, skip, dispatch) back.
+  ///
+  /// Everything from the app is shown with `textContent`, as on the page of a file. The token
+  /// is read from the page's address and sent in a header, never written into the page.
+  package static func livePage(title: String) -> String {
+    let empty: JSONValue = .object([
+      "types": .array([]), "actions": .array([]), "patches": .array([]), "initial": .null,
+      "checkpoints": .array([]), "hasStates": .bool(true), "stateType": .null,
+      "startedAt": .null, "problems": .array([]),
+    ])
+    return fill(
+      pageTemplate,
+      with: [
+        "__TITLE__": escapeHTML(title), "__DATA__": empty.jsonText(scriptSafe: true),
+        "__LIVE__": liveScript,
+      ])
+  }
+
+  static let liveScript = #"""
+    <style>
+    #live-panel { padding: 6px 12px; border-bottom: 1px solid var(--line); display: flex;
+      gap: 10px; align-items: center; flex-wrap: wrap; background: #f6f8fa; }
+    #live-panel input { font: inherit; }
+    #live-status.paused { color: #9a6700; font-weight: bold; }
+    #live-error { color: #cf222e; }
+    </style>
+    <div id="live-panel">
+      <span id="live-status">waiting for an app to connect</span>
+      <button id="live-jump" type="button">Jump the app here</button>
+      <button id="live-resume" type="button">Resume</button>
+      <button id="live-skip" type="button">Skip / unskip this action</button>
+      <form id="live-dispatch">
+        <input id="live-type" placeholder="action type" size="28" aria-label="action type">
+        <input id="live-payload" placeholder='payload as JSON: {"add":{"_0":"milk"}}' size="36" aria-label="payload">
+        <button type="submit">Dispatch</button>
+      </form>
+      <span id="live-error"></span>
+    </div>
+    <script>
+    "use strict";
+    (() => {
+      const token = new URLSearchParams(location.search).get("token") || "";
+      document.body.style.gridTemplateRows = "auto auto auto 1fr";
+      document.body.insertBefore(document.getElementById("live-panel"), document.getElementById("controls"));
+      const statusText = document.getElementById("live-status"), errorText = document.getElementById("live-error");
+      const latencies = [];
+      let renderPending = false, firstNew = null;
+
+      function showError(message) { errorText.textContent = message; document.body.dataset.liveError = message; }
+      function addTypes(names) {
+        for (const name of names) {
+          data.types.push(name);
+          const option = document.createElement("option"); option.value = name; option.textContent = shortType(name); filter.appendChild(option);
+        }
+      }
+      function updateCount() {
+        document.getElementById("action-count").textContent = count + (count === 1 ? " action" : " actions");
+        document.body.dataset.liveCount = count;
+      }
+      function reset(next) {
+        const wasAtEnd = step === count;
+        while (filter.options.length > 1) filter.remove(1);
+        const types = next.types; next.types = [];
+        for (const key of Object.keys(next)) data[key] = next[key];
+        addTypes(types);
+        count = data.actions.length;
+        cache = { step: 0, state: data.initial };
+        scrubber.max = count;
+        applyFilter();
+        select(wasAtEnd ? count : Math.min(step, count), true);
+        updateCount();
+      }
+      function append(message) {
+        addTypes(message.types);
+        const wasAtEnd = step === count, type = filter.value;
+        for (let i = 0; i < message.actions.length; i++) {
+          data.actions.push(message.actions[i]);
+          data.patches.push(message.patches[i]);
+          count++;
+          if (type === "" || typeName(count - 1) === type) shown.push(count);
+        }
+        for (const checkpoint of message.checkpoints) data.checkpoints.push(checkpoint);
+        if (data.startedAt === null && message.startedAt !== undefined) data.startedAt = message.startedAt;
+        if (message.hasInitial) { data.initial = message.initial; cache = { step: 0, state: data.initial }; }
+        scrubber.max = count;
+        if (firstNew === null && message.actions.length) firstNew = message.actions[0];
+        if (!renderPending) {
+          renderPending = true;
+          requestAnimationFrame(() => render(wasAtEnd));
+        }
+      }
+      // Once a frame, whatever arrived: the list, and the newest state if the page follows it.
+      function render(follow) {
+        renderPending = false;
+        if (follow) select(count, true); else renderRows();
+        updateCount();
+        if (firstNew !== null && data.startedAt !== null) {
+          // From the app's dispatch of the oldest action drawn in this frame to now.
+          const latency = Date.now() - (data.startedAt + firstNew[1]) * 1000;
+          latencies.push(latency);
+          if (latencies.length > 100000) latencies.shift();
+          const sorted = latencies.slice().sort((a, b) => a - b);
+          document.body.dataset.liveFrames = latencies.length;
+          document.body.dataset.liveLatencyP50 = Math.round(sorted[Math.floor(sorted.length / 2)]);
+          document.body.dataset.liveLatencyP99 = Math.round(sorted[Math.floor(sorted.length * 0.99)]);
+          document.body.dataset.liveLatencyMax = Math.round(sorted[sorted.length - 1]);
+        }
+        firstNew = null;
+      }
+      function showStatus(status) {
+        skipped.clear();
+        for (const index of status.skipped || []) skipped.add(index);
+        pausedIndex = status.pausedAt;
+        document.body.dataset.livePaused = status.pausedAt === null ? "" : String(status.pausedAt);
+        if (!status.connected) statusText.textContent = "no app connected";
+        else if (status.pausedAt === null) statusText.textContent = "app running";
+        else statusText.textContent = "app paused at step #" + stepOfIndex(status.pausedAt) + ", " + status.waiting + " waiting"
+          + (status.droppedWhilePaused ? ", " + status.droppedWhilePaused + " dropped" : "");
+        statusText.className = status.pausedAt === null ? "" : "paused";
+        renderRows();
+      }
+      // The row number of the action the app numbered `index`.
+      function stepOfIndex(index) {
+        for (let k = count; k > 0; k--) if (data.actions[k - 1][4] === index) return k;
+        return "?";
+      }
+      function send(body) {
+        errorText.textContent = "";
+        return fetch("/command", {
+          method: "POST", headers: { "Content-Type": "application/json", "X-Statecraft-Token": token },
+          body: JSON.stringify(body),
+        }).then(response => response.ok ? null : response.text().then(showError))
+          .catch(error => showError(String(error)));
+      }
+      function selectedIndex() {
+        const action = step > 0 ? data.actions[step - 1] : null;
+        return action && action[4] !== null && action[4] !== undefined ? action[4] : null;
+      }
+      document.getElementById("live-jump").addEventListener("click", () => {
+        const index = selectedIndex();
+        if (index === null) showError("select an action first"); else send({ command: "jump", index });
+      });
+      document.getElementById("live-resume").addEventListener("click", () => send({ command: "resume" }));
+      document.getElementById("live-skip").addEventListener("click", () => {
+        const index = selectedIndex();
+        if (index === null) showError("select an action first"); else send({ command: "skip", index });
+      });
+      document.getElementById("live-dispatch").addEventListener("submit", event => {
+        event.preventDefault();
+        let payload;
+        try { payload = JSON.parse(document.getElementById("live-payload").value || "{}"); }
+        catch (error) { showError("the payload is not JSON: " + error.message); return; }
+        send({ command: "dispatch", type: document.getElementById("live-type").value, payload });
+      });
+      const events = new EventSource("/events?token=" + encodeURIComponent(token));
+      events.addEventListener("reset", event => reset(JSON.parse(event.data)));
+      events.addEventListener("steps", event => append(JSON.parse(event.data)));
+      events.addEventListener("status", event => showStatus(JSON.parse(event.data)));
+      events.addEventListener("problem", event => showError(JSON.parse(event.data).error));
+      events.addEventListener("open", () => { document.body.dataset.liveConnected = "true"; });
+      events.addEventListener("error", () => { statusText.textContent = "the inspector is not reachable"; });
+    })();
+    </script>
+    """#
+}

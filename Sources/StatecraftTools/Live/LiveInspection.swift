@@ -1,0 +1,406 @@
+import Foundation
+import Statecraft
+
+/// Streams a store's actions and states to `swift run inspect --live` as they happen, and lets
+/// the inspector's page move the store back in time: for debug builds.
+///
+/// Nothing happens unless an app creates one; create it in debug builds only:
+///
+/// ```swift
+/// #if DEBUG
+///   let live = LiveInspection<AppState>.fromEnvironment(registry: appActions)
+/// #else
+///   let live: LiveInspection<AppState>? = nil
+/// #endif
+/// let mainStore = Store(
+///   reducer: live?.reducer(appReducer) ?? appReducer, state: nil,
+///   middleware: [live?.middleware()].compactMap { $0 })
+/// ```
+///
+/// Run the app with `STATECRAFT_INSPECTOR` set to the address `inspect --live` prints
+/// (`http://127.0.0.1:PORT/?token=…`), which is also the page to open. The connection is made
+/// when the inspection is created; without an inspector there, ``fromEnvironment(registry:redacting:limits:historyLimit:)``
+/// prints why and returns `nil`, and the app runs as usual.
+///
+/// Streaming uses the recorder's machinery: a dispatch hands the action and the new state to a
+/// bounded buffer, and a background thread encodes and sends them (``RecordingLimits`` says what
+/// is dropped when it falls behind). The page can:
+/// - jump to the state after any action the app still holds (the last `historyLimit`): the store
+///   shows that state, and the app's new actions wait, in order, until the page resumes
+///   (at most 10,000 wait; more are dropped, and the page says how many);
+/// - resume: the store returns to the present, then the actions that waited are dispatched;
+/// - skip an action, or take it back: the states after it are computed again with the app's
+///   reducer, and the page shows them;
+/// - dispatch an action typed as JSON, which `registry` decodes.
+///
+/// The reducer wrapper and the middleware work together; put the middleware last.
+///
+/// > Important: The inspector receives the app's states and actions (minus what `redacting`
+/// > names) and can change the app's state: it listens on 127.0.0.1 unless told otherwise and
+/// > accepts only clients that present the token it printed.
+public final class LiveInspection<State: Sendable>: Sendable {
+  private let socket: LiveSocket
+  private let stream: StateStream<State>
+  private let registry: ActionRegistry
+  private let core: Locked<Core>
+  /// Whether the store is paused, read by every dispatch without taking `core`'s lock.
+  private let isPausedFlag = AtomicCell(false)
+  /// Cleared when the connection breaks: the middleware then only passes actions on.
+  private let isConnected = AtomicCell(true)
+  private let reducerBox = Locked<Reducer<State>?>(nil)
+
+  private struct Core: Sendable {
+    var history: LiveHistory<State>
+    var dispatch: DispatchFunction?
+    var pausedAt: Int?
+    var waiting: [any Action] = []
+    var droppedWhilePaused = 0
+  }
+
+  /// The most actions that wait while the store is paused.
+  static var maximumWaiting: Int { 10_000 }
+
+  /// Connects to the live inspector at `url`, the address `inspect --live` printed.
+  ///
+  /// - Parameters:
+  ///   - url: `http://HOST:PORT/?token=TOKEN`, as the inspector printed it.
+  ///   - registry: The action types: their values are shown, and the page can dispatch them.
+  ///   - redacting: Returns `true` for the paths whose values must not leave the app, as
+  ///     ``ActionRecorder/init(file:registry:redacting:limits:onError:)`` names them.
+  ///   - limits: What may wait to be sent.
+  ///   - historyLimit: How many of the last actions the app keeps to move back in time.
+  /// - Throws: An error that says why, if the address is not an inspector's or nothing listens
+  ///   there, or the inspector refuses the token.
+  /// - Complexity: O(1), a connection, and two threads (one sends, one receives the page's
+  ///   commands).
+  public init(
+    url: URL, registry: ActionRegistry, redacting: (@Sendable (_ path: String) -> Bool)? = nil,
+    limits: RecordingLimits = RecordingLimits(), historyLimit: Int = 10_000
+  ) throws {
+    guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+      components.scheme == "http", let host = components.host,
+      let token = components.queryItems?.first(where: { $0.name == "token" })?.value
+    else {
+      throw LiveSocket.Failure(
+        "\(url) is not a live inspector's address (http://HOST:PORT/?token=TOKEN)")
+    }
+    let socket = try LiveSocket.connect(
+      host: host, port: UInt16(components.port ?? 80), token: token)
+    self.socket = socket
+    self.registry = registry
+    let core = Locked(Core(history: LiveHistory(limit: historyLimit)))
+    self.core = core
+    // The history is kept on the writer's thread, before each action is sent: the page can only
+    // name an action the history holds, and the dispatch path does not take `core`'s lock.
+    stream = StateStream(
+      header: ActionRecorder<State>.header(limits: limits, isRedacted: redacting != nil),
+      registry: registry, encoder: StateEncoderFactory(for: State.self), limits: limits,
+      redacting: redacting, pollInterval: 0.005,
+      observer: { event in
+        core.withLock { core in
+          switch event {
+          case .action(let index, let action, _, let before):
+            core.history.append(index: index, action: action, before: before)
+          case .gap(_, _, let state):
+            core.history.restart(from: state)
+          }
+        }
+      },
+      sink: { bytes in try socket.send(bytes) },
+      onError: { [isConnected] error in
+        if isConnected.exchange(false, ordering: .acquiringAndReleasing) {
+          print("LiveInspection: \(error.localizedDescription); live inspection stopped")
+          socket.close()
+        }
+      })
+    let thread = Thread { [weak self] in
+      socket.readLines { line in self?.receive(line) }
+    }
+    thread.name = "Statecraft live inspection"
+    thread.start()
+  }
+
+  /// Connects to the inspector named by the `STATECRAFT_INSPECTOR` environment variable.
+  ///
+  /// - Parameters:
+  ///   - registry: The action types: their values are shown, and the page can dispatch them.
+  ///   - redacting: Returns `true` for the paths whose values must not leave the app.
+  ///   - limits: What may wait to be sent.
+  ///   - historyLimit: How many of the last actions the app keeps to move back in time.
+  /// - Returns: The inspection, or `nil` when the variable is not set, or the connection failed
+  ///   (the reason is printed).
+  /// - Complexity: As ``init(url:registry:redacting:limits:historyLimit:)``.
+  public static func fromEnvironment(
+    registry: ActionRegistry, redacting: (@Sendable (_ path: String) -> Bool)? = nil,
+    limits: RecordingLimits = RecordingLimits(), historyLimit: Int = 10_000
+  ) -> LiveInspection? {
+    guard let address = ProcessInfo.processInfo.environment["STATECRAFT_INSPECTOR"],
+      !address.isEmpty
+    else { return nil }
+    do {
+      guard let url = URL(string: address) else {
+        throw LiveSocket.Failure("STATECRAFT_INSPECTOR is not an address: \(address)")
+      }
+      return try LiveInspection(
+        url: url, registry: registry, redacting: redacting, limits: limits,
+        historyLimit: historyLimit)
+    } catch {
+      print("LiveInspection: \(error.localizedDescription); running without it")
+      return nil
+    }
+  }
+
+  deinit {
+    close()
+  }
+
+  /// Ends the connection; the store keeps running as it is.
+  ///
+  /// - Complexity: Sending what is pending.
+  public func close() {
+    stream.close()
+    socket.close()
+  }
+
+  /// Waits until everything dispatched before the call was sent to the inspector.
+  ///
+  /// - Complexity: The writer's work on what is pending.
+  public func flush() {
+    stream.flush()
+  }
+
+  /// Whether the page has moved the store back in time, so that new actions wait.
+  /// - Complexity: O(1): a lock.
+  public var isPaused: Bool {
+    isPausedFlag.load(ordering: .acquiring)
+  }
+
+  /// Wraps the app's reducer so that the page can set the store's state.
+  ///
+  /// - Parameter reducer: The app's reducer; the page's skips reduce the held actions again
+  ///   with it.
+  /// - Returns: The reducer to create the store with.
+  /// - Complexity: O(1); each action then costs a type check and the reducer's work.
+  public func reducer(_ reducer: @escaping Reducer<State>) -> Reducer<State> {
+    reducerBox.withLock { $0 = reducer }
+    core.withLock { $0.history.forgetting = reducer }
+    // A comparison of type identities, cheaper on every action than a dynamic cast.
+    let replacementType = ObjectIdentifier(LiveStateReplacement<State>.self)
+    return { action, state in
+      if ObjectIdentifier(type(of: action)) == replacementType,
+        let replacement = action as? LiveStateReplacement<State>
+      {
+        return replacement.state
+      }
+      return reducer(action, state)
+    }
+  }
+
+  /// The middleware that streams each action and its state, and carries out the page's
+  /// commands in the store's order.
+  ///
+  /// - Returns: The middleware; put it last.
+  /// - Complexity: O(1) to build; each action then costs a read of the state and an append to
+  ///   a buffer under its lock.
+  public func middleware() -> Middleware<State> {
+    { [self] dispatch, getState in
+      core.withLock { $0.dispatch = dispatch }
+      let isFirst = AtomicCell(true)
+      let commandType = ObjectIdentifier(LiveCommand.self)
+      return { next in
+        { [self] action in
+          if ObjectIdentifier(type(of: action)) == commandType, let command = action as? LiveCommand
+          {
+            perform(command, next: next, dispatch: dispatch, getState: getState)
+            return
+          }
+          guard isConnected.load(ordering: .relaxed) else { return next(action) }
+          if isPausedFlag.load(ordering: .acquiring), holdWhilePaused(action) { return }
+          let before =
+            isFirst.load(ordering: .relaxed) && isFirst.exchange(false, ordering: .relaxed)
+            ? getState() : nil
+          next(action)
+          stream.enqueue(action, state: getState(), before: before)
+        }
+      }
+    }
+  }
+
+  /// Keeps `action` for later if the store is paused.
+  private func holdWhilePaused(_ action: any Action) -> Bool {
+    let held = core.withLock { core -> Bool in
+      guard core.pausedAt != nil else { return false }
+      if core.waiting.count < Self.maximumWaiting {
+        core.waiting.append(action)
+      } else {
+        core.droppedWhilePaused += 1
+      }
+      return true
+    }
+    if held { sendStatus() }
+    return held
+  }
+
+  /// A command line from the page: jump, resume, skip, dispatch.
+  private func receive(_ line: ArraySlice<UInt8>) {
+    guard case .object(let object)? = try? JSONValue.parse(line),
+      case .string(let name)? = object["command"]
+    else { return sendError("the inspector sent a line that is not a command") }
+    let index = object["index"]?.integerValue
+    let dispatch = core.withLock { $0.dispatch }
+    switch (name, index) {
+    case ("jump", let index?): dispatch?(LiveCommand.jump(index))
+    case ("resume", _): dispatch?(LiveCommand.resume)
+    case ("skip", let index?): dispatch?(LiveCommand.skip(index))
+    case ("dispatch", _):
+      guard case .string(let type)? = object["type"] else {
+        return sendError("dispatch needs the action's type")
+      }
+      guard let decode = registry.decoder(for: type) else {
+        return sendError("\(type) is not in the app's ActionRegistry")
+      }
+      do {
+        let payload = object["payload"] ?? .object([:])
+        dispatch?(try decode(Data(payload.jsonText().utf8)))
+      } catch {
+        sendError(
+          "\(type) cannot be decoded from \(object["payload"]?.jsonText() ?? "null"): \(error)")
+      }
+    default:
+      sendError("unknown command \(name)")
+    }
+  }
+
+  /// Carries out a command inside the store's turn, so that it is ordered with the app's actions.
+  private func perform(
+    _ command: LiveCommand, next: DispatchFunction, dispatch: DispatchFunction,
+    getState: GetState<State>
+  ) {
+    guard let reducer = reducerBox.withLock({ $0 }) else {
+      return sendError("the store's reducer is not wrapped with LiveInspection.reducer(_:)")
+    }
+    var replacement: State?
+    var waiting: [any Action] = []
+    var error: String?
+    var rewrite: (from: Int, base: State?, entries: [LiveHistory<State>.Entry])?
+    core.withLock { core in
+      if core.history.isBroken, command != .resume {
+        error = "the app's sender fell behind and dropped actions, so it cannot go back before them"
+        return
+      }
+      switch command {
+      case .jump(let index):
+        guard let position = core.history.position(of: index) else {
+          error =
+            "the app no longer holds action \(index) (it keeps the last \(core.history.limit))"
+          return
+        }
+        replacement = core.history.state(afterPosition: position, reducer: reducer)
+        // The store's state is the present until the page moves it: keep it to resume to.
+        if core.pausedAt == nil { core.history.present = getState() }
+        core.pausedAt = index
+        isPausedFlag.store(true, ordering: .releasing)
+      case .resume:
+        guard core.pausedAt != nil else { return }
+        replacement = core.history.present
+        core.history.present = nil
+        core.pausedAt = nil
+        isPausedFlag.store(false, ordering: .releasing)
+        waiting = core.waiting
+        core.waiting = []
+        core.droppedWhilePaused = 0
+      case .skip(let index):
+        guard let position = core.history.position(of: index) else {
+          error =
+            "the app no longer holds action \(index) (it keeps the last \(core.history.limit))"
+          return
+        }
+        guard position > 0 || core.history.base != nil else {
+          error = "the store's initial action cannot be skipped"
+          return
+        }
+        let present = core.history.toggleSkip(atPosition: position, reducer: reducer)
+        if let paused = core.pausedAt, let shown = core.history.position(of: paused) {
+          core.history.present = present
+          replacement = core.history.state(afterPosition: shown, reducer: reducer)
+        } else {
+          replacement = present
+        }
+        let base =
+          position == 0
+          ? core.history.base : core.history.state(afterPosition: position - 1, reducer: reducer)
+        rewrite = (index, base, Array(core.history.entries[position...]))
+      }
+    }
+    if let error { return sendError(error) }
+    if let replacement { next(LiveStateReplacement(state: replacement)) }
+    if let rewrite {
+      sendRewrite(rewrite.from, base: rewrite.base, entries: rewrite.entries, reducer)
+    }
+    sendStatus()
+    // Queued after this command, in the order they arrived.
+    for action in waiting { dispatch(action) }
+  }
+
+  /// Sends the states after a skip: the state before the first changed action, whole, then
+  /// each held action's changes, computed on the sending thread.
+  private func sendRewrite(
+    _ from: Int, base: State?, entries: [LiveHistory<State>.Entry],
+    _ reducer: @escaping Reducer<State>
+  ) {
+    stream.enqueue { encoder in
+      guard var tracker = encoder.freshTracker(), let base else { return [] }
+      var state = base
+      var object: [String: JSONValue] = ["from": .integer(Int64(from))]
+      tracker.track(base).write(into: &object)
+      var steps: [JSONValue] = []
+      for entry in entries {
+        if !entry.isSkipped { state = reducer(entry.action, state) }
+        var step: [String: JSONValue] = ["index": .integer(Int64(entry.index))]
+        tracker.track(state).write(into: &step)
+        steps.append(.object(step))
+      }
+      object["steps"] = .array(steps)
+      // The recording's own tracker no longer knows the store's state: the next one is whole.
+      encoder.startOver()
+      return [.object(["rewrite": .object(object)])]
+    }
+  }
+
+  private func sendStatus() {
+    let (paused, waiting, dropped, skipped, first, last) = core.withLock {
+      (
+        $0.pausedAt, $0.waiting.count, $0.droppedWhilePaused, $0.history.skipped,
+        $0.history.firstIndex, $0.history.lastIndex
+      )
+    }
+    stream.enqueue(
+      line: .object([
+        "status": .object([
+          "pausedAt": paused.map { .integer(Int64($0)) } ?? .null,
+          "waiting": .integer(Int64(waiting)),
+          "droppedWhilePaused": .integer(Int64(dropped)),
+          "skipped": .array(skipped.map { .integer(Int64($0)) }),
+          "heldFrom": first.map { .integer(Int64($0)) } ?? .null,
+          "heldTo": last.map { .integer(Int64($0)) } ?? .null,
+        ])
+      ]))
+  }
+
+  private func sendError(_ message: String) {
+    stream.enqueue(line: .object(["error": .string(message)]))
+  }
+}
+
+/// A command from the page, dispatched into the store so that the middleware carries it out in
+/// the store's order.
+enum LiveCommand: Action, Equatable {
+  case jump(Int)
+  case resume
+  case skip(Int)
+}
+
+/// Sets the store's state: what the reducer wrapper returns instead of reducing.
+struct LiveStateReplacement<State: Sendable>: Action {
+  let state: State
+}

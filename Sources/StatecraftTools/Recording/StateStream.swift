@@ -1,0 +1,503 @@
+import Foundation
+import Statecraft
+
+/// Hands a store's actions and states to a background writer that encodes them as the lines of a
+/// recording (``RecordingFormat``) and passes them to a sink: a file, or a live inspector's
+/// connection.
+///
+/// The dispatching thread only appends to a bounded buffer under a lock (``enqueue(_:state:)``);
+/// encoding, diffing, redaction and writing happen on the writer's thread. What happens when the
+/// writer falls behind is ``RecordingLimits``'s to say.
+package final class StateStream<State: Sendable>: Sendable {
+  /// Receives the encoded lines, each ending in a newline, a batch at a time.
+  ///
+  /// Called on the writer's thread. It may block: the buffer fills meanwhile, within its limits.
+  package typealias Sink = @Sendable (_ bytes: [UInt8]) throws -> Void
+
+  /// What the writer hands an observer, in order, before writing it.
+  package enum Event {
+    /// An action, its index, and the states after and (for a store's first action) before it,
+    /// if the buffer kept them.
+    case action(index: Int, action: any Action, state: State?, before: State?)
+    /// Actions the buffer dropped, and the state after the last of them.
+    case gap(from: Int, count: Int, state: State?)
+  }
+
+  /// Sees each action and gap on the writer's thread.
+  package typealias Observer = @Sendable (Event) -> Void
+
+  private struct Entry {
+    var index: Int
+    var time: UInt64
+    var action: any Action
+    var state: State?
+    var before: State?
+  }
+
+  private struct Gap {
+    var from: Int
+    var count: Int
+    var state: State?
+  }
+
+  private enum Item {
+    case action(Entry)
+    /// A line the owner writes in order with the actions (a live inspector's status).
+    case line(JSONValue)
+    /// Work on the writer's encoder, in order with the actions (a live inspector's rewrite).
+    case job(@Sendable (inout LineEncoder) -> [JSONValue])
+  }
+
+  private struct Buffer {
+    var items: [Item] = []
+    var actionCount = 0
+    var stateCount = 0
+    /// The position in `items` of the newest entry holding a state, which gives it up first.
+    var newestState: Int?
+    var gap: Gap?
+    var nextIndex = 0
+    var isWriterIdle = true
+    var isClosed = false
+    var flushWaiters: [DispatchSemaphore] = []
+    var statistics = RecordingStatistics()
+  }
+
+  private let buffer = Locked(Buffer())
+  private let wake = DispatchSemaphore(value: 0)
+  private let finished = DispatchSemaphore(value: 0)
+  private let limits: RecordingLimits
+  let tracksStates: Bool
+  private let start = MonotonicClock.now
+  private let pollNanoseconds: Int
+  private let observer: Observer?
+  private let sink: Sink
+  private let onError: @Sendable (any Error) -> Void
+
+  /// Starts a stream and its writer thread, and writes the header first.
+  ///
+  /// - Parameters:
+  ///   - header: The header line, written at once on the calling thread.
+  ///   - registry: Encodes the actions' payloads.
+  ///   - encoder: Turns states into JSON; `nil` when the state is not `Encodable`.
+  ///   - limits: What may wait for the writer, and how often a state is written whole.
+  ///   - redacting: The paths whose values are written as `"<redacted>"`.
+  ///   - pollInterval: How often, in seconds, a busy writer looks for work without being woken;
+  ///     0 to be woken by every enqueue that finds it idle.
+  ///   - observer: Sees each action and gap on the writer's thread, before it is written.
+  ///   - sink: Receives the lines.
+  ///   - onError: Receives the sink's errors.
+  init(
+    header: RecordingFormat.Header, registry: ActionRegistry, encoder: StateEncoderFactory?,
+    limits: RecordingLimits, redacting: (@Sendable (String) -> Bool)?, pollInterval: Double,
+    observer: Observer? = nil,
+    sink: @escaping Sink, onError: @escaping @Sendable (any Error) -> Void
+  ) {
+    self.limits = limits
+    tracksStates = encoder != nil
+    pollNanoseconds = Int(pollInterval * 1e9)
+    self.observer = observer
+    self.sink = sink
+    self.onError = onError
+    do {
+      try sink(Array((header.json.jsonText() + "\n").utf8))
+    } catch {
+      onError(error)
+    }
+    let snapshotInterval = limits.snapshotInterval
+    let thread = Thread { [self] in
+      // The encoder lives on this thread only.
+      var lineEncoder = LineEncoder(
+        registry: registry, stateEncoder: encoder, redacting: redacting,
+        snapshotInterval: snapshotInterval)
+      run(&lineEncoder)
+    }
+    thread.name = "Statecraft recording writer"
+    thread.start()
+  }
+
+  /// What was written and dropped so far.
+  var statistics: RecordingStatistics {
+    buffer.withLock { $0.statistics }
+  }
+
+  /// Hands over an action and the state after it, and never blocks on the writer.
+  ///
+  /// For the first action of a store created with a state, `before` is the state before it.
+  /// Returns the index the action has in the recording.
+  ///
+  /// - Complexity: O(1) amortized: a lock and an append.
+  @discardableResult
+  func enqueue(_ action: any Action, state: State?, before: State? = nil) -> Int {
+    let time = MonotonicClock.now
+    let state = tracksStates ? state : nil
+    let (index, shouldWake) = buffer.withLock { buffer -> (Int, Bool) in
+      let index = buffer.nextIndex
+      guard !buffer.isClosed else { return (index, false) }
+      buffer.nextIndex += 1
+      buffer.statistics.actions += 1
+      if buffer.actionCount >= limits.maximumPendingActions {
+        // Full: the action goes into the gap; the gap keeps only the newest state.
+        if buffer.gap == nil { buffer.gap = Gap(from: index, count: 0, state: nil) }
+        buffer.gap?.count += 1
+        if let state { buffer.gap?.state = state }
+        buffer.statistics.droppedActions += 1
+        return (index, false)
+      }
+      var entry = Entry(index: index, time: time, action: action, state: state, before: before)
+      if state != nil {
+        if buffer.stateCount >= limits.maximumPendingStates, let newest = buffer.newestState,
+          case .action(var older) = buffer.items[newest]
+        {
+          // Coalescing: the newest state wins; the one before it is dropped.
+          older.state = nil
+          buffer.items[newest] = .action(older)
+          buffer.statistics.droppedStates += 1
+        } else if buffer.stateCount >= limits.maximumPendingStates {
+          entry.state = nil
+          buffer.statistics.droppedStates += 1
+        } else {
+          buffer.stateCount += 1
+        }
+        if entry.state != nil { buffer.newestState = buffer.items.count }
+      }
+      buffer.items.append(.action(entry))
+      buffer.actionCount += 1
+      buffer.statistics.mostPendingActions = max(
+        buffer.statistics.mostPendingActions, buffer.actionCount)
+      buffer.statistics.mostPendingStates = max(
+        buffer.statistics.mostPendingStates, buffer.stateCount)
+      // A burst wakes a polling writer before the buffer fills.
+      if buffer.actionCount == limits.maximumPendingActions / 2 { return (index, true) }
+      return (index, takeWriter(&buffer))
+    }
+    if shouldWake { wake.signal() }
+    return index
+  }
+
+  /// Writes `line` after the actions handed over before it.
+  func enqueue(line: JSONValue) {
+    append(.line(line))
+  }
+
+  /// Runs `job` on the writer's thread, after the actions handed over before it, and writes the
+  /// lines it returns.
+  func enqueue(job: @escaping @Sendable (inout LineEncoder) -> [JSONValue]) {
+    append(.job(job))
+  }
+
+  private func append(_ item: Item) {
+    let shouldWake = buffer.withLock { buffer -> Bool in
+      guard !buffer.isClosed else { return false }
+      buffer.items.append(item)
+      return takeWriter(&buffer)
+    }
+    if shouldWake { wake.signal() }
+  }
+
+  /// Marks the writer busy and says whether to wake it: only when it was idle, so that a busy
+  /// writer costs a dispatch nothing more.
+  private func takeWriter(_ buffer: inout Buffer) -> Bool {
+    guard buffer.isWriterIdle else { return false }
+    buffer.isWriterIdle = false
+    return true
+  }
+
+  /// Waits until everything handed over before the call is written.
+  func flush() {
+    let done = DispatchSemaphore(value: 0)
+    let shouldWake = buffer.withLock { buffer -> Bool? in
+      guard !buffer.isClosed else { return nil }
+      buffer.flushWaiters.append(done)
+      return takeWriter(&buffer)
+    }
+    guard shouldWake != nil else { return }
+    wake.signal()
+    done.wait()
+  }
+
+  /// Writes what is pending, then stops the writer; later actions are dropped.
+  func close() {
+    let shouldWake = buffer.withLock { buffer -> Bool? in
+      guard !buffer.isClosed else { return nil }
+      buffer.isClosed = true
+      return takeWriter(&buffer)
+    }
+    guard shouldWake != nil else { return }
+    // Woken even when busy or polling: the writer stops once it finds the buffer empty.
+    wake.signal()
+    finished.wait()
+  }
+
+  /// The writer's loop.
+  ///
+  /// With a poll interval, a writer that found work checks the buffer again
+  /// every interval without being woken, so that a dispatch pays no system call to wake it; after
+  /// a quarter of a second without work it sleeps until the next dispatch wakes it.
+  private func run(_ encoder: inout LineEncoder) {
+    var isPolling = false
+    var quietPolls = 0
+    while true {
+      if isPolling {
+        _ = wake.wait(timeout: .now() + .nanoseconds(pollNanoseconds))
+      } else {
+        wake.wait()
+      }
+      switch drain(&encoder, stayAwake: isPolling) {
+      case .closed:
+        finished.signal()
+        return
+      case .wrote:
+        quietPolls = 0
+        isPolling = pollNanoseconds > 0
+      case .nothing:
+        quietPolls += 1
+        if isPolling, quietPolls * pollNanoseconds >= 250_000_000 {
+          // Sleep only if nothing came meanwhile: the next dispatch then wakes the writer.
+          isPolling = !buffer.withLock { buffer -> Bool in
+            guard buffer.items.isEmpty, buffer.gap == nil else { return false }
+            buffer.isWriterIdle = true
+            return true
+          }
+        }
+      }
+    }
+  }
+
+  private enum DrainResult { case wrote, nothing, closed }
+
+  /// Writes batches until the buffer is empty.
+  ///
+  /// Unless `stayAwake`, the writer is then marked
+  /// idle, so that the next enqueue wakes it.
+  private func drain(_ encoder: inout LineEncoder, stayAwake: Bool) -> DrainResult {
+    var wrote = false
+    while true {
+      let (items, gap, waiters, isClosed) = buffer.withLock {
+        buffer -> ([Item], Gap?, [DispatchSemaphore], Bool) in
+        let items = buffer.items
+        let gap = buffer.gap
+        buffer.items = []
+        buffer.gap = nil
+        buffer.actionCount = 0
+        buffer.stateCount = 0
+        buffer.newestState = nil
+        var waiters: [DispatchSemaphore] = []
+        if items.isEmpty, gap == nil {
+          buffer.isWriterIdle = !stayAwake
+          waiters = buffer.flushWaiters
+          buffer.flushWaiters = []
+        }
+        return (items, gap, waiters, buffer.isClosed)
+      }
+      if items.isEmpty, gap == nil {
+        for waiter in waiters { waiter.signal() }
+        return isClosed ? .closed : wrote ? .wrote : .nothing
+      }
+      write(items, gap, &encoder)
+      wrote = true
+    }
+  }
+
+  private func write(_ items: [Item], _ gap: Gap?, _ encoder: inout LineEncoder) {
+    var bytes: [UInt8] = []
+    var written = 0
+    for item in items {
+      switch item {
+      case .action(let entry):
+        observer?(
+          .action(
+            index: entry.index, action: entry.action, state: entry.state, before: entry.before))
+        let time = Double(entry.time - start) / 1e9
+        encoder.encode(
+          index: entry.index, time: time, action: entry.action, state: entry.state,
+          before: entry.before, stateExpected: tracksStates
+        ).write(to: &bytes, scriptSafe: false)
+        bytes.append(UInt8(ascii: "\n"))
+        written += 1
+      case .line(let line):
+        line.write(to: &bytes, scriptSafe: false)
+        bytes.append(UInt8(ascii: "\n"))
+      case .job(let job):
+        for line in job(&encoder) {
+          line.write(to: &bytes, scriptSafe: false)
+          bytes.append(UInt8(ascii: "\n"))
+        }
+      }
+    }
+    if let gap {
+      observer?(.gap(from: gap.from, count: gap.count, state: gap.state))
+      encoder.encodeGap(from: gap.from, count: gap.count, state: gap.state)
+        .write(to: &bytes, scriptSafe: false)
+      bytes.append(UInt8(ascii: "\n"))
+    }
+    buffer.withLock { $0.statistics.writtenActions += written }
+    do {
+      try sink(bytes)
+    } catch {
+      onError(error)
+    }
+  }
+}
+
+/// Makes the encoder of a state type that is `Encodable`, found at run time, so that a recorder
+/// of any state records the states it can encode.
+package struct StateEncoderFactory: Sendable {
+  fileprivate let make: @Sendable () -> any StateEncoding
+
+  /// The factory for `type`, or `nil` when it is not `Encodable`.
+  package init?(for type: Any.Type) {
+    guard let encodable = type as? any (Encodable & Sendable).Type else { return nil }
+    make = Self.factory(for: encodable)
+  }
+
+  private static func factory<State: Encodable & Sendable>(
+    for type: State.Type
+  ) -> @Sendable () -> any StateEncoding {
+    { TypedStateEncoding<State>() }
+  }
+}
+
+/// Turns entries into the lines of a recording.
+///
+/// Payloads go through the registry, states are written as a first snapshot then changes, and
+/// redaction applies to both. Lives on the writer's thread.
+package struct LineEncoder {
+  let registry: ActionRegistry
+  private let factory: StateEncoderFactory?
+  private let stateEncoder: (any StateEncoding)?
+  let redacting: (@Sendable (String) -> Bool)?
+  let snapshotInterval: Int
+  private var statesSinceSnapshot = 0
+  private var needsSnapshot = true
+
+  init(
+    registry: ActionRegistry, stateEncoder: StateEncoderFactory?,
+    redacting: (@Sendable (String) -> Bool)?, snapshotInterval: Int
+  ) {
+    self.registry = registry
+    factory = stateEncoder
+    self.stateEncoder = stateEncoder.map { $0.make() }
+    self.redacting = redacting
+    self.snapshotInterval = snapshotInterval
+  }
+
+  /// The action's JSON, redacted, or `nil` when its type is not registered.
+  package func payload(of action: any Action) -> JSONValue? {
+    guard let data = registry.encode(action), var json = try? JSONValue.parse(data) else {
+      return nil
+    }
+    if let redacting { json = json.redacted(at: "action", isSensitive: redacting) }
+    return json
+  }
+
+  /// What a line says of `state`, tracked against the state written before it.
+  package mutating func record(_ state: Any) -> RecordedState {
+    guard let stateEncoder else { return .none }
+    do {
+      if needsSnapshot || statesSinceSnapshot >= snapshotInterval {
+        _ = try stateEncoder.track(state)
+        needsSnapshot = false
+        statesSinceSnapshot = 1
+        return .snapshot(redact(stateEncoder.json()))
+      }
+      let changes = try stateEncoder.track(state)
+      statesSinceSnapshot += 1
+      guard let redacting else { return .changes(changes) }
+      return .changes(changes.map { $0.redacted(isSensitive: redacting) })
+    } catch {
+      // The tracker may hold part of the failed state: the next one is written whole.
+      needsSnapshot = true
+      return .failed("\(error)")
+    }
+  }
+
+  /// A tracker of its own, for a sequence of states apart from the recording's: the first state
+  /// it is given is written whole, the next ones as changes, redacted as the recording is.
+  package func freshTracker() -> FreshTracker? {
+    factory.map { FreshTracker(encoding: $0.make(), redacting: redacting) }
+  }
+
+  /// The next state is written whole: what a reader needs after the states it has were
+  /// rewritten.
+  package mutating func startOver() {
+    needsSnapshot = true
+  }
+
+  private func redact(_ json: JSONValue) -> JSONValue {
+    guard let redacting else { return json }
+    return json.redacted(at: "", isSensitive: redacting)
+  }
+
+  mutating func encode(
+    index: Int, time: Double, action: any Action, state: Any?, before: Any?,
+    stateExpected: Bool
+  ) -> JSONValue {
+    var object: [String: JSONValue] = [
+      "index": .integer(Int64(index)), "time": .number(time),
+      "type": .string(ActionRegistry.name(of: type(of: action))),
+      "payload": payload(of: action) ?? .null,
+    ]
+    if let before {
+      if case .snapshot(let json) = record(before) { object["initial"] = json }
+    }
+    if let state {
+      record(state).write(into: &object)
+    } else if stateExpected {
+      RecordedState.dropped.write(into: &object)
+    }
+    return .object(object)
+  }
+
+  mutating func encodeGap(from: Int, count: Int, state: Any?) -> JSONValue {
+    var object: [String: JSONValue] = [
+      "gap": .object(["from": .integer(Int64(from)), "count": .integer(Int64(count))])
+    ]
+    if let state { record(state).write(into: &object) }
+    return .object(object)
+  }
+}
+
+/// Tracks a sequence of states apart from a recording's.
+package struct FreshTracker {
+  fileprivate let encoding: any StateEncoding
+  let redacting: (@Sendable (String) -> Bool)?
+  private var isFirst = true
+
+  fileprivate init(encoding: any StateEncoding, redacting: (@Sendable (String) -> Bool)?) {
+    self.encoding = encoding
+    self.redacting = redacting
+  }
+
+  /// The state whole the first time, then what changed.
+  package mutating func track(_ state: Any) -> RecordedState {
+    do {
+      let changes = try encoding.track(state)
+      if isFirst {
+        isFirst = false
+        let json = encoding.json()
+        return .snapshot(redacting.map { json.redacted(at: "", isSensitive: $0) } ?? json)
+      }
+      guard let redacting else { return .changes(changes) }
+      return .changes(changes.map { $0.redacted(isSensitive: redacting) })
+    } catch {
+      return .failed("\(error)")
+    }
+  }
+}
+
+private protocol StateEncoding {
+  func track(_ state: Any) throws -> [JSONChange]
+  func json() -> JSONValue
+}
+
+/// The `StateChangeTracker` of one state type, used on the writer's thread only.
+private final class TypedStateEncoding<State: Encodable>: StateEncoding {
+  private var tracker = StateChangeTracker<State>()
+
+  func track(_ state: Any) throws -> [JSONChange] {
+    guard let state = state as? State else { return [] }
+    return try tracker.track(state)
+  }
+
+  func json() -> JSONValue { tracker.json }
+}

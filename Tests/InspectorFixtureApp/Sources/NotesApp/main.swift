@@ -1,0 +1,136 @@
+import Dispatch
+import Foundation
+import NotesCore
+import Statecraft
+import StatecraftTools
+
+// A command-line notes app: `add TEXT`, `pin N`, `remove N`, `login USER TOKEN`, `state`, `q`.
+// It prints the state as one line of JSON, `state: {...}`, each time it changes, which tests read.
+//   --record FILE        records the session
+//   STATECRAFT_INSPECTOR streams it to `inspect --live`, which can move it back in time
+//   --bench RATE COUNT   dispatches COUNT actions at RATE a second, without live inspection and
+//                        with it, alternating, and prints the time each dispatch took
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func value(after flag: String, offset: Int = 1) -> String? {
+  guard let index = arguments.firstIndex(of: flag), index + offset < arguments.count else {
+    return nil
+  }
+  return arguments[index + offset]
+}
+
+let recorder = try value(after: "--record").map {
+  try ActionRecorder<Notebook>(
+    file: URL(fileURLWithPath: $0), registry: notesActions, redacting: notesRedaction)
+}
+let live = LiveInspection<Notebook>.fromEnvironment(
+  registry: notesActions, redacting: notesRedaction)
+let reducer: Reducer<Notebook> = notesReducer
+let store = Store<Notebook>(
+  reducer: live?.reducer(reducer) ?? reducer, state: nil,
+  middleware: [recorder?.middleware(), live?.middleware()].compactMap { $0 })
+
+func json(_ state: Notebook) -> String {
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = .sortedKeys
+  return (try? encoder.encode(state)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+}
+
+func finish() -> Never {
+  live?.close()
+  recorder?.close()
+  exit(0)
+}
+
+/// The time one dispatch takes in a loop paced at `rate` a second, in nanoseconds, median and
+/// mean, for `count` dispatches into `target`.
+func paced(_ target: Store<Notebook>, rate: Int, count: Int, from start: Int) -> [UInt64] {
+  let period = 1_000_000_000 / UInt64(max(1, rate))
+  var next = DispatchTime.now().uptimeNanoseconds
+  var times: [UInt64] = []
+  times.reserveCapacity(count)
+  for step in 0..<count {
+    let before = DispatchTime.now().uptimeNanoseconds
+    target.dispatch(NoteAction.pin((start + step) % 100))
+    times.append(DispatchTime.now().uptimeNanoseconds - before)
+    next += period
+    let now = DispatchTime.now().uptimeNanoseconds
+    if next > now { usleep(UInt32((next - now) / 1_000)) }
+  }
+  return times
+}
+
+if let rate = value(after: "--bench").flatMap(Int.init),
+  let count = value(after: "--bench", offset: 2).flatMap(Int.init)
+{
+  // The same paced loop into a store without live inspection and into this one, alternating in
+  // blocks of 500, so that both see the same machine.
+  let plain = Store<Notebook>(reducer: notesReducer, state: nil)
+  for index in 0..<100 {
+    plain.dispatch(NoteAction.add("note \(index)"))
+    store.dispatch(NoteAction.add("note \(index)"))
+  }
+  var without: [UInt64] = []
+  var with: [UInt64] = []
+  var done = 0
+  while done < count {
+    let block = min(500, count - done)
+    without += paced(plain, rate: rate, count: block, from: done)
+    with += paced(store, rate: rate, count: block, from: done)
+    done += block
+  }
+  live?.flush()
+  func summary(_ times: [UInt64]) -> String {
+    let sorted = times.sorted()
+    let mean = Double(times.reduce(0, +)) / Double(max(1, times.count))
+    return "median \(sorted[sorted.count / 2]) ns, mean \(Int(mean)) ns"
+  }
+  let ratio =
+    Double(with.reduce(0, +)) / Double(max(1, without.reduce(0, +)))
+  print("bench: \(count) dispatches at \(rate)/s each way")
+  print("bench: without live inspection: \(summary(without))")
+  print("bench: with live inspection:    \(summary(with))")
+  print("bench: mean ratio \(String(format: "%.2f", ratio))")
+  finish()
+}
+
+// Each state the store commits, printed on the main queue.
+let token = MainActor.assumeIsolated {
+  store.subscribe({ $0.select { $0 } }) { state in
+    print("state: \(json(state))")
+    fflush(nil)
+  }
+}
+
+let input = Thread {
+  while let line = readLine() {
+    let words = line.split(separator: " ", maxSplits: 1).map(String.init)
+    switch (words.first ?? "", words.count > 1 ? words[1] : "") {
+    case ("add", let text) where !text.isEmpty: store.dispatch(NoteAction.add(text))
+    case ("pin", let number): store.dispatch(NoteAction.pin(Int(number) ?? -1))
+    case ("remove", let number): store.dispatch(NoteAction.remove(Int(number) ?? -1))
+    case ("login", let rest):
+      let parts = rest.split(separator: " ").map(String.init)
+      store.dispatch(NoteAction.logIn(user: parts.first ?? "", token: parts.last ?? ""))
+    case ("q", _), ("quit", _): break
+    case ("state", _):
+      print("state: \(json(store.state))")
+      fflush(nil)
+      continue
+    default:
+      print(
+        "unknown command \"\(line)\"; commands: add TEXT, pin N, remove N, login USER TOKEN, "
+          + "state, q")
+      fflush(nil)
+      continue
+    }
+    if words.first == "q" || words.first == "quit" { break }
+  }
+  // Ends on the main queue, after the states dispatched so far were printed.
+  DispatchQueue.main.async {
+    withExtendedLifetime(token) {}
+    finish()
+  }
+}
+input.start()
+dispatchMain()

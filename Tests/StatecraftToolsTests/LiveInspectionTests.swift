@@ -1,0 +1,173 @@
+import Dispatch
+import Foundation
+import Statecraft
+import StatecraftTestSupport
+import StatecraftTools
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `LiveInspection` against a stand-in for `inspect --live` on loopback: what the app sends, and
+/// the page's commands carried out in the store.
+@Suite(.bounded(minutes: 1)) struct LiveInspectionTests {
+  enum Step: Action, Codable, Equatable {
+    case add(Int)
+  }
+
+  static let reducer: Reducer<[Int]> = { action, state in
+    var state = state ?? []
+    if case .add(let value) = action as? Step { state.append(value) }
+    return state
+  }
+
+  static var registry: ActionRegistry {
+    var registry = ActionRegistry()
+    registry.register(Step.self)
+    return registry
+  }
+
+  /// Accepts one connection, answers its request with `status`, then collects its lines and
+  /// writes the commands it is given.
+  final class Inspector: Sendable {
+    let port: UInt16
+    private let listener: Int32
+    private let connection = Locked<Int32>(-1)
+    private let received = Locked<[String]>([])
+
+    init(status: String = "101 Switching Protocols") throws {
+      let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_addr.s_addr = inet_addr("127.0.0.1")
+      let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+      guard bound == 0, listen(listener, 1) == 0 else { throw CocoaError(.fileWriteUnknown) }
+      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+      _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          getsockname(listener, $0, &length)
+        }
+      }
+      port = UInt16(bigEndian: address.sin_port)
+      self.listener = listener
+      let thread = Thread { [self, listener, status] in
+        let client = accept(listener, nil, nil)
+        connection.withLock { $0 = client }
+        var bytes: [UInt8] = []
+        var block = [UInt8](repeating: 0, count: 65_536)
+        var answered = false
+        while true {
+          let count = block.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
+          guard count > 0 else { return }
+          bytes += block[..<count]
+          if !answered, let end = String(decoding: bytes, as: UTF8.self).range(of: "\r\n\r\n") {
+            let head = "HTTP/1.1 \(status)\r\n\r\n"
+            _ = head.withCString { write(client, $0, strlen($0)) }
+            answered = true
+            bytes = Array(String(decoding: bytes, as: UTF8.self)[end.upperBound...].utf8)
+          }
+          while answered, let newline = bytes.firstIndex(of: 10) {
+            let line = String(decoding: bytes[..<newline], as: UTF8.self)
+            received.withLock { $0.append(line) }
+            bytes.removeSubrange(...newline)
+          }
+        }
+      }
+      thread.start()
+    }
+
+    deinit {
+      _ = close(listener)
+      _ = close(connection.withLock { $0 })
+    }
+
+    var lines: [String] { received.withLock { $0 } }
+
+    func send(_ command: String) {
+      let descriptor = connection.withLock { $0 }
+      _ = (command + "\n").withCString { write(descriptor, $0, strlen($0)) }
+    }
+
+    var url: URL {
+      URL(string: "http://127.0.0.1:\(port)/?token=0123456789abcdef0123456789abcdef")!
+    }
+  }
+
+  /// Waits up to 10 s for `condition`: the app and the stand-in run on their own threads.
+  private func eventually(_ condition: () -> Bool) -> Bool {
+    let deadline = DispatchTime.now() + 10
+    while DispatchTime.now() < deadline {
+      if condition() { return true }
+      usleep(2_000)
+    }
+    return condition()
+  }
+
+  @Test func theAppStreamsItsActionsAndTheirStatesAsTheRecordingFormat() throws {
+    let inspector = try Inspector()
+    let live = try LiveInspection<[Int]>(url: inspector.url, registry: Self.registry)
+    let store = Store(
+      reducer: live.reducer(Self.reducer), state: nil, middleware: [live.middleware()])
+    for value in 1...3 { store.dispatch(Step.add(value)) }
+    live.flush()
+    #expect(eventually { inspector.lines.count >= 5 })
+    let recording = Recording(data: Data(inspector.lines.joined(separator: "\n").utf8))
+    #expect(recording.header?.stateType == String(reflecting: [Int].self))
+    #expect(recording.entries.count == 4)
+    let report = SessionReport(recording: recording)
+    #expect(report.state(afterStep: 4)?.state == .array([.integer(1), .integer(2), .integer(3)]))
+    live.close()
+  }
+
+  @Test func thePageJumpsTheStorePausesItsActionsAndResumes() throws {
+    let inspector = try Inspector()
+    let live = try LiveInspection<[Int]>(url: inspector.url, registry: Self.registry)
+    let store = Store(
+      reducer: live.reducer(Self.reducer), state: nil, middleware: [live.middleware()])
+    for value in 1...3 { store.dispatch(Step.add(value)) }
+    live.flush()
+    inspector.send(#"{"command":"jump","index":1}"#)
+    #expect(eventually { store.state == [1] && live.isPaused })
+    store.dispatch(Step.add(4))
+    inspector.send(
+      #"{"command":"dispatch","type":"\#(String(reflecting: Step.self))","payload":{"add":{"_0":5}}}"#
+    )
+    #expect(eventually { inspector.lines.contains { $0.contains(#""waiting":2"#) } })
+    #expect(store.state == [1])
+    inspector.send(#"{"command":"resume"}"#)
+    #expect(eventually { store.state == [1, 2, 3, 4, 5] && !live.isPaused })
+    live.flush()
+    inspector.send(#"{"command":"skip","index":2}"#)
+    #expect(eventually { store.state == [1, 3, 4, 5] })
+    #expect(eventually { inspector.lines.contains { $0.hasPrefix(#"{"rewrite""#) } })
+    inspector.send(#"{"command":"dispatch","type":"Unknown.Action","payload":{}}"#)
+    #expect(
+      eventually {
+        inspector.lines.contains {
+          $0.contains("Unknown.Action is not in the app's ActionRegistry")
+        }
+      })
+    live.close()
+  }
+
+  @Test func anInspectorThatRefusesTheTokenIsAnErrorThatSaysSo() throws {
+    let inspector = try Inspector(status: "403 Forbidden")
+    #expect {
+      _ = try LiveInspection<[Int]>(url: inspector.url, registry: Self.registry)
+    } throws: { error in
+      "\(error)".contains("refused the token")
+    }
+  }
+
+  @Test func withoutTheVariableThereIsNoLiveInspection() {
+    // The test process does not set STATECRAFT_INSPECTOR.
+    #expect(LiveInspection<[Int]>.fromEnvironment(registry: Self.registry) == nil)
+  }
+}
