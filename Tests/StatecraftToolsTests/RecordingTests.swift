@@ -121,7 +121,8 @@ import Testing
   @Test func aTruncatedRecordingReplaysItsValidPrefix() throws {
     let recording = Recording(data: try fixture("truncated.jsonl"), registry: Self.registry)
     #expect(recording.stoppedAtLine == 3)
-    #expect("\(recording.problems.last?.reason as Any)".contains("invalid JSON"))
+    let reason = "\(recording.problems.last?.reason as Any)"
+    #expect(reason.contains("invalid JSON"))
     let store = Store(reducer: Self.reducer, state: nil)
     recording.replay(into: store)
     #expect(store.state == Count(value: 3))  // increment, then add(2); line 3 was cut
