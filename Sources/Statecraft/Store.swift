@@ -213,6 +213,11 @@ public final class Store<State: Sendable>: Sendable {
         reduceInit()
       }
     }
+    #if DEBUG
+      if let state = core._reduction.snapshot?.state {
+        StatecraftDiagnostics.checkReferences(in: state)
+      }
+    #endif
   }
 
   /// Stores the engine and the thunk runner that the inlinable initializers built.

@@ -82,6 +82,31 @@ import Testing
     return try JSONValue.parse(encoder.encode(state))
   }
 
+  /// A development check of debug builds (issue 31): an action the registry cannot encode is
+  /// reported once per type, with what to do.
+  @MainActor
+  @Test func aRecorderReportsTheActionTypesItCannotEncodeOnce() {
+    struct Unregistered: Action, Codable {}
+    struct NotCodable: Action {}
+    let warnings = Warnings()
+    let recorder = ActionRecorder<Notebook>(sink: { _ in }, registry: Self.registry)
+    let store = Store(reducer: Self.reducer, state: nil, middleware: [recorder.middleware()])
+    StatecraftDiagnostics.$warningHandler.withValue(
+      { warnings.append($0) },
+      operation: {
+        store.dispatch(NoteAction.increment)
+        store.dispatch(Unregistered())
+        store.dispatch(Unregistered())
+        store.dispatch(NotCodable())
+      })
+    let reported = warnings.all.filter { $0.contains("by name only") }
+    #expect(reported.count == 2)
+    #expect(reported.first?.contains("writes Unregistered by name only") == true)
+    #expect(reported.first?.contains("Register it: registry.register(Unregistered.self)") == true)
+    #expect(reported.last?.contains("Make NotCodable Codable, then register it") == true)
+    recorder.close()
+  }
+
   @Test func aRecordingHoldsEveryStateAndAToolReadsItWithoutTheAppsCode() throws {
     let sink = Sink()
     let recorder = ActionRecorder<Notebook>(
@@ -256,4 +281,12 @@ import Testing
     #expect(try JSONValue.parse(Data(#""\ud83d\ude42""#.utf8)) == .string("🙂"))
     #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(Data("1e400".utf8)) }
   }
+}
+
+/// Warnings collected from any thread.
+final class Warnings: Sendable {
+  private let storage = Locked<[String]>([])
+
+  func append(_ warning: String) { storage.withLock { $0.append(warning) } }
+  var all: [String] { storage.withLock { $0 } }
 }

@@ -849,6 +849,10 @@ final class Reduction<State: Sendable>: Sendable {
     @usableFromInline var _state: State?
     /// Counts commits; a round delivers a state only if its version is newer than the last.
     @usableFromInline var _version: UInt64 = 0
+    #if DEBUG
+      /// What the development checks of debug builds count (`DevelopmentChecks`).
+      @usableFromInline var _checks = ReductionChecks()
+    #endif
 
     @inlinable
     init(state: State?) {
@@ -982,10 +986,20 @@ final class Reduction<State: Sendable>: Sendable {
     // of the existential that reading `pointee` makes was a seventh of the critical section.
     let copy = action.pointee
     if _words.isSelecting { waitForSelection() }
+    #if DEBUG
+      var warning: String?
+    #endif
     let result = _committed.withLock { committed in
       let version = commitLocked(&committed, copy, at: action)
+      #if DEBUG
+        warning = committed._checks.pending.take()
+      #endif
       return read(committed, version)
     }
+    #if DEBUG
+      // Outside the lock: the warning handler may read the store.
+      if let warning { StatecraftDiagnostics.warn(warning) }
+    #endif
     if _words.hasListeners {
       _listeners.notify(action.pointee)
     }
@@ -998,12 +1012,21 @@ final class Reduction<State: Sendable>: Sendable {
   /// Returns the version committed last.
   @discardableResult
   func commitAll(_ actions: [any Action]) -> UInt64 {
+    #if DEBUG
+      var warnings: [String] = []
+    #endif
     let version = _committed.withLock { committed in
       for action in actions {
         _ = withUnsafePointer(to: action) { commitLocked(&committed, action, at: $0) }
+        #if DEBUG
+          if let warning = committed._checks.pending.take() { warnings.append(warning) }
+        #endif
       }
       return committed._version
     }
+    #if DEBUG
+      for warning in warnings { StatecraftDiagnostics.warn(warning) }
+    #endif
     if _words.hasListeners {
       for action in actions { _listeners.notify(action) }
     }
@@ -1020,8 +1043,15 @@ final class Reduction<State: Sendable>: Sendable {
     // for a message that is almost never written.
     let outer = sc_begin_reducing(
       UnsafeRawPointer(bitPattern: Statecraft.address(of: self)), address)
+    #if DEBUG
+      let started = DispatchTime.now().uptimeNanoseconds
+    #endif
     _reduce(&committed._state, action)
     sc_end_reducing(outer)
+    #if DEBUG
+      let ended = DispatchTime.now().uptimeNanoseconds
+      committed._checks.note(copy action, took: ended &- started, at: ended)
+    #endif
     committed._version &+= 1
     if _words.hasListeners {
       _listeners.notifyObservers(copy action)
@@ -1035,7 +1065,50 @@ final class Reduction<State: Sendable>: Sendable {
   }
 }
 
-/// The lock held while middleware and reducer run for one action and every action it causes,
+#if DEBUG
+  /// The development checks of debug builds that count reductions (`DevelopmentChecks`).
+  ///
+  /// A reduction on the main queue that takes longer than a frame, and an action type reduced
+  /// more often than the limit within a second. Each is reported once per action type and store.
+  ///
+  /// Kept in the committed state's storage and changed under the state lock; a warning waits in
+  /// `pending` until the lock is released.
+  @usableFromInline
+  struct ReductionChecks: Sendable {
+    @usableFromInline var pending: String?
+    @usableFromInline var windowStart: UInt64 = 0
+    @usableFromInline var counts: [ObjectIdentifier: Int] = [:]
+    @usableFromInline var reportedSlow: Set<ObjectIdentifier> = []
+    @usableFromInline var reportedStorms: Set<ObjectIdentifier> = []
+
+    @inlinable
+    init() {}
+
+    /// Notes a reduction of `action` that took `duration` nanoseconds and ended at `now`, and
+    /// keeps a warning in `pending` if it breaks a limit for the first time.
+    @inlinable
+    mutating func note(_ action: any Action, took duration: UInt64, at now: UInt64) {
+      let slow = sc_checks_slow_reduction()
+      let limit = sc_checks_storm_limit()
+      guard slow != 0 || limit != 0 else { return }
+      let type = typeIdentifier(of: action)
+      if slow != 0, duration > slow, MainQueue.isCurrent, reportedSlow.insert(type).inserted {
+        pending = StatecraftDiagnostics.slowReduction(of: action, took: duration, limit: slow)
+      }
+      guard limit != 0 else { return }
+      if now &- windowStart >= 1_000_000_000 {
+        windowStart = now
+        counts.removeAll(keepingCapacity: true)
+      }
+      let count = counts[type, default: 0] + 1
+      counts[type] = count
+      if count > limit, reportedStorms.insert(type).inserted {
+        pending = StatecraftDiagnostics.actionStorm(of: action, limit: limit)
+      }
+    }
+  }
+#endif
+
 /// and the thread that holds it, whose re-entrant dispatches wait on the owner lane (C2, C4).
 ///
 /// Only stores with middleware take it to dispatch: without middleware nothing can dispatch

@@ -158,8 +158,36 @@ public enum StatecraftDiagnostics {
     print("Statecraft warning: \(message)")
   }
 
+  @usableFromInline
   static func warn(_ message: String) {
     warningHandler(message)
+  }
+
+  /// The warning for a reduction of `action` on the main queue that took `duration`
+  /// nanoseconds, more than `limit`.
+  @usableFromInline
+  static func slowReduction(of action: any Action, took duration: UInt64, limit: UInt64) -> String {
+    let type = Swift.type(of: action)
+    return """
+      reducing \(type) took \(Interval(nanoseconds: duration)) on the main queue, more than \
+      \(Interval(nanoseconds: limit)): the app's UI waits while a reducer runs. Move the slow work \
+      out of the reducer: compute it in a Thunk and dispatch its result, or keep large collections \
+      with an in-place reducer. StatecraftDiagnostics.developmentChecks.slowReduction sets the \
+      limit (nil switches this check off).
+      """
+  }
+
+  /// The warning for `action`'s type reduced more than `limit` times within a second.
+  @usableFromInline
+  static func actionStorm(of action: any Action, limit: UInt64) -> String {
+    let type = Swift.type(of: action)
+    return """
+      \(type) was dispatched more than \(limit) times within a second, usually a subscriber or \
+      a listener that dispatches it on every state it receives, which makes a new state, and so \
+      on. Dispatch it only when what it depends on changes (skipRepeats, or compare in newState), \
+      or gather a burst in store.batch { … }. StatecraftDiagnostics.developmentChecks \
+      .actionStormLimit sets the limit (nil switches this check off).
+      """
   }
 
   /// Warns that a subscription delivers every state, because what it selects cannot be compared.

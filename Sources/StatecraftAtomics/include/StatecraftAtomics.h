@@ -74,6 +74,26 @@ static inline uint64_t sc_delivery_pass_begin(void) {
   return pass;
 }
 
+// The development checks of debug builds (`DevelopmentChecks`): the slowest a reduction on the
+// main queue may be, in nanoseconds, and the most actions of one type a second; 0 switches a
+// check off. C variables, so that the dispatch path reads them without `swift_once`; written
+// rarely, by `StatecraftDiagnostics.developmentChecks`.
+extern uint64_t sc_checks_slow_reduction_value;
+extern uint64_t sc_checks_storm_limit_value;
+
+static inline uint64_t sc_checks_slow_reduction(void) {
+  return __atomic_load_n(&sc_checks_slow_reduction_value, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t sc_checks_storm_limit(void) {
+  return __atomic_load_n(&sc_checks_storm_limit_value, __ATOMIC_RELAXED);
+}
+
+static inline void sc_checks_set(uint64_t slow_reduction, uint64_t storm_limit) {
+  __atomic_store_n(&sc_checks_slow_reduction_value, slow_reduction, __ATOMIC_RELAXED);
+  __atomic_store_n(&sc_checks_storm_limit_value, storm_limit, __ATOMIC_RELAXED);
+}
+
 // The main-queue check (`MainQueue.isCurrent`) asks libdispatch directly. Swift's
 // `DispatchQueue.getSpecific` boxes the value and casts it back, and the store asks once per
 // dispatch. libdispatch comes

@@ -32,6 +32,8 @@ import Statecraft
 public final class ActionRecorder<State: Sendable>: Sendable {
   private let descriptor: Locked<Int32>
   private let stream: StateStream<State>
+  /// The action types it records with their values.
+  private let registry: ActionRegistry
 
   /// Starts a recording with the default limits and no redaction, replacing the file.
   ///
@@ -80,6 +82,7 @@ public final class ActionRecorder<State: Sendable>: Sendable {
   ) throws {
     let descriptor = try Self.create(file)
     self.descriptor = descriptor
+    self.registry = registry
     stream = StateStream(
       header: Self.header(limits: limits, isRedacted: redacting != nil), registry: registry,
       encoder: StateEncoderFactory(for: State.self), limits: limits, redacting: redacting,
@@ -94,6 +97,7 @@ public final class ActionRecorder<State: Sendable>: Sendable {
     pollInterval: Double = 0
   ) {
     descriptor = Locked(-1)
+    self.registry = registry
     stream = StateStream(
       header: Self.header(limits: limits, isRedacted: redacting != nil), registry: registry,
       encoder: StateEncoderFactory(for: State.self), limits: limits, redacting: redacting,
@@ -144,10 +148,16 @@ public final class ActionRecorder<State: Sendable>: Sendable {
   /// - Complexity: O(1) to build; each action then costs one read of the state and an append to
   ///   the recorder's buffer, under a lock.
   public func middleware() -> Middleware<State> {
-    { [stream] _, getState in
+    { [stream, registry] _, getState in
       let isFirst = AtomicCell(true)
+      #if DEBUG
+        let unrecordable = UnrecordableActions(registry: registry)
+      #endif
       return { next in
         { action in
+          #if DEBUG
+            unrecordable.check(action)
+          #endif
           // The state before the first action, for a store created with a state.
           let before =
             stream.tracksStates && isFirst.load(ordering: .relaxed)
@@ -204,3 +214,35 @@ public final class ActionRecorder<State: Sendable>: Sendable {
     }
   }
 }
+
+#if DEBUG
+  /// The development check of debug builds that reports, once per type, an action a recorder
+  /// writes by name only because its registry cannot encode it (`DevelopmentChecks`).
+  final class UnrecordableActions: Sendable {
+    private let registry: ActionRegistry
+    private let checked = Locked(Set<ObjectIdentifier>())
+
+    init(registry: ActionRegistry) {
+      self.registry = registry
+    }
+
+    func check(_ action: any Action) {
+      let type = Swift.type(of: action)
+      guard checked.withLock({ $0.insert(ObjectIdentifier(type)).inserted }),
+        StatecraftDiagnostics.reportsUnrecordableActions, !registry.canEncode(type)
+      else { return }
+      let name = String(describing: type)
+      let fix =
+        action is any Encodable
+        ? "Register it: registry.register(\(name).self)."
+        : "Make \(name) Codable, then register it: registry.register(\(name).self)."
+      StatecraftDiagnostics.report(
+        """
+        the action recorder writes \(name) by name only: its ActionRegistry cannot encode it, so \
+        the recording cannot show its values or replay it. \(fix) \
+        StatecraftDiagnostics.developmentChecks.unrecordableActions = false switches this check \
+        off.
+        """)
+    }
+  }
+#endif

@@ -54,6 +54,11 @@ public struct ActionRegistry: Sendable {
     return try? encode(action)
   }
 
+  /// Whether actions of `type` are recorded with their values.
+  func canEncode(_ type: any Action.Type) -> Bool {
+    encoders[ObjectIdentifier(type)] != nil
+  }
+
   func decoder(for name: String) -> (@Sendable (Data) throws -> any Action)? {
     decoders[name]
   }
