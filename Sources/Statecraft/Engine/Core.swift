@@ -1073,7 +1073,7 @@ final class Reduction<State: Sendable>: Sendable {
   ///
   /// Kept in the committed state's storage and changed under the state lock; a warning waits in
   /// `pending` until the lock is released.
-  @usableFromInline
+  @usableFromInline @frozen
   struct ReductionChecks: Sendable {
     @usableFromInline var pending: String?
     @usableFromInline var windowStart: UInt64 = 0
