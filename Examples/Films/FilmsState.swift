@@ -20,8 +20,10 @@ struct Film: Codable, Equatable, Identifiable, Sendable {
 }
 
 struct AppState: Equatable, Sendable {
-  /// The films, in the order the thunk gives them (by episode). A film is found, changed or
-  /// removed by its id in O(1), and a test's diff shows a changed film under its id.
+  /// The films by id, in the order the thunk gives them (by episode).
+  ///
+  /// A film is found and changed in place by its id in O(1), and a test's diff shows a changed
+  /// film under its id.
   var films = EntityCollection<Film.ID, Film>()
   var isLoading = false
   var error: String?
