@@ -75,7 +75,7 @@ let package = Package(
     .executableTarget(name: "Inspect", dependencies: ["StatecraftTools"]),
     .executableTarget(
       name: "Films",
-      dependencies: ["Statecraft", "StatecraftTools"],
+      dependencies: ["Statecraft", "StatecraftEntities", "StatecraftTools"],
       path: "Examples/Films",
       resources: [.copy("Resources/films.json")]
     ),

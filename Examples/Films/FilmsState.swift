@@ -1,7 +1,8 @@
 import Statecraft
+import StatecraftEntities
 import StatecraftTools
 
-struct Film: Codable, Equatable, Sendable {
+struct Film: Codable, Equatable, Identifiable, Sendable {
   let title: String
   let episodeID: Int
   let director: String
@@ -13,10 +14,17 @@ struct Film: Codable, Equatable, Sendable {
     case director
     case releaseDate = "release_date"
   }
+
+  /// A film is known by its episode: the list shows one film per episode.
+  var id: Int { episodeID }
 }
 
 struct AppState: Equatable, Sendable {
-  var films: [Film] = []
+  /// The films by id, in the order the thunk gives them (by episode).
+  ///
+  /// A film is found and changed in place by its id in O(1), and a test's diff shows a changed
+  /// film under its id.
+  var films = EntityCollection<Film.ID, Film>()
   var isLoading = false
   var error: String?
   /// Shows only the films whose title contains it; empty shows all.
@@ -47,7 +55,7 @@ func appReducer(action: Action, state: AppState?) -> AppState {
   if let event = fetchFilms().lifecycle(of: action) {
     state.isLoading = event.isPending
     if event.isPending { state.error = nil }
-    if let films = event.value { state.films = films }
+    if let films = event.value { state.films.setAll(films) }
     if let error = event.error { state.error = "\(error)" }
   }
   if let action = action as? SetQuery { state.query = action.query }

@@ -45,13 +45,32 @@ declaration = re.compile(
     r"|//|}|\)|$)")
 
 
+def is_declaration(line):
+    """Whether a line that starts a top-level item declares something (else it is a statement)."""
+    awaits = re.match(r"(let|var) .*(\bawait\b|\btry\b(?![?!]))", line)
+    return bool(declaration.match(line)) and not awaits
+
+
 def split(code):
-    """The block's declarations, and its top-level statements wrapped in a function."""
-    declarations, statements, current = [], [], None
-    for line in code.splitlines():
-        if line and not line[0].isspace() and not line.startswith(("}", ")", "]")):
-            awaits = re.match(r"(let|var) .*(\bawait\b|\btry\b(?![?!]))", line)
-            current = declarations if declaration.match(line) and not awaits else statements
+    """The block's declarations, and its top-level statements wrapped in a function.
+
+    An `#if` group goes where its first line of code goes: `#if DEBUG` around a statement is a
+    statement, and its `#else` and `#endif` stay with it.
+    """
+    declarations, statements, current, groups = [], [], None, []
+    lines = code.splitlines()
+    for number, line in enumerate(lines):
+        if line.startswith("#if"):
+            first = next((l.strip() for l in lines[number + 1:]
+                          if l.strip() and not l.strip().startswith(("//", "#"))), "")
+            current = declarations if is_declaration(first) else statements
+            groups.append(current)
+        elif line.startswith(("#elseif", "#else", "#endif")) and groups:
+            current = groups[-1]
+            if line.startswith("#endif"):
+                groups.pop()
+        elif line and not line[0].isspace() and not line.startswith(("}", ")", "]")):
+            current = declarations if is_declaration(line) else statements
         (current if current is not None else declarations).append(line)
     return "\n".join(declarations), "\n".join(statements)
 

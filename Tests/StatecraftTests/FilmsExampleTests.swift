@@ -153,8 +153,8 @@ import Testing
   }
 
   @Test func theVisibleFilmsAreThoseWhoseTitleContainsTheQuery() {
-    let films = [Self.hope, Self.empire]
-    #expect(visibleFilms(AppState(films: films, query: "EMPIRE")) == [Self.empire])
-    #expect(visibleFilms(AppState(films: films)) == films)
+    let state = AppState(films: [Self.hope, Self.empire])
+    #expect(visibleFilms(AppState(films: state.films, query: "EMPIRE")) == [Self.empire])
+    #expect(visibleFilms(state) == [Self.hope, Self.empire])
   }
 }

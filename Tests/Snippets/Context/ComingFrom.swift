@@ -1,6 +1,6 @@
 // What the Coming from … articles take as given: a place to show films, a search API, and
 // the search's actions.
-func render(_ films: [Film]) {}
+func render(_ films: some Collection<Film>) {}
 
 struct SearchAPI: Sendable {
   func search(_ query: String) async throws -> [Film] { [hope] }

@@ -2,11 +2,13 @@
 // film to test with, and on Linux the little of UIKit the view controllers use.
 import Dispatch
 
-struct Film: Codable, Equatable, Sendable {
+/// A film, known by its episode as in the example (`Examples/Films`).
+struct Film: Codable, Equatable, Identifiable, Sendable {
+  let id: Int
   var title: String
 }
 
-let hope = Film(title: "A New Hope")
+let hope = Film(id: 4, title: "A New Hope")
 
 protocol FilmService: Sendable {
   func films() async throws -> [Film]

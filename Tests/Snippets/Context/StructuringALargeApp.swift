@@ -1,14 +1,5 @@
-// What Structuring a large app takes as given: the films feature's state, a profile feature,
-// and an older reducer of the whole state.
-extension Film: Identifiable {
-  var id: String { title }
-}
-
-struct FilmsState: Equatable {
-  var films: [Film] = []
-  var selection: Film.ID?
-}
-
+// What Structuring a large app takes as given: a profile feature, and an older reducer of the
+// whole state.
 struct Profile: Equatable {
   var name = ""
 }

@@ -12,6 +12,7 @@ let package = Package(
       name: "Films",
       dependencies: [
         .product(name: "Statecraft", package: "statecraft"),
+        .product(name: "StatecraftEntities", package: "statecraft"),
         .product(name: "StatecraftTools", package: "statecraft"),
       ],
       resources: [.copy("Resources/films.json")]

@@ -1,6 +1,6 @@
 import Statecraft
 
-struct Film: Codable, Equatable, Sendable {
+struct Film: Codable, Equatable, Identifiable, Sendable {
   let title: String
   let episodeID: Int
   let director: String
@@ -12,4 +12,7 @@ struct Film: Codable, Equatable, Sendable {
     case director
     case releaseDate = "release_date"
   }
+
+  /// A film is known by its episode: the list shows one film per episode.
+  var id: Int { episodeID }
 }

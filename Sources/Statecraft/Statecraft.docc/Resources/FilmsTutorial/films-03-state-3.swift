@@ -1,6 +1,7 @@
 import Statecraft
+import StatecraftEntities
 
-struct Film: Codable, Equatable, Sendable {
+struct Film: Codable, Equatable, Identifiable, Sendable {
   let title: String
   let episodeID: Int
   let director: String
@@ -12,10 +13,17 @@ struct Film: Codable, Equatable, Sendable {
     case director
     case releaseDate = "release_date"
   }
+
+  /// A film is known by its episode: the list shows one film per episode.
+  var id: Int { episodeID }
 }
 
 struct AppState: Equatable, Sendable {
-  var films: [Film] = []
+  /// The films by id, in the order they are added.
+  ///
+  /// A film is found and changed in place by its id in O(1), and a test's diff shows a changed
+  /// film under its id.
+  var films = EntityCollection<Film.ID, Film>()
   var isLoading = false
   var error: String?
 }
