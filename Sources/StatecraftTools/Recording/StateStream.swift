@@ -26,43 +26,7 @@ package final class StateStream<State: Sendable>: Sendable {
   /// Sees each action and gap on the writer's thread.
   package typealias Observer = @Sendable (Event) -> Void
 
-  private struct Entry {
-    var index: Int
-    var time: UInt64
-    var action: any Action
-    var state: State?
-    var before: State?
-  }
-
-  private struct Gap {
-    var from: Int
-    var count: Int
-    var state: State?
-  }
-
-  private enum Item {
-    case action(Entry)
-    /// A line the owner writes in order with the actions (a live inspector's status).
-    case line(JSONValue)
-    /// Work on the writer's encoder, in order with the actions (a live inspector's rewrite).
-    case job(@Sendable (inout LineEncoder) -> [JSONValue])
-  }
-
-  private struct Buffer {
-    var items: [Item] = []
-    var actionCount = 0
-    var stateCount = 0
-    /// The position in `items` of the newest entry holding a state, which gives it up first.
-    var newestState: Int?
-    var gap: Gap?
-    var nextIndex = 0
-    var isWriterIdle = true
-    var isClosed = false
-    var flushWaiters: [DispatchSemaphore] = []
-    var statistics = RecordingStatistics()
-  }
-
-  private let buffer = Locked(Buffer())
+  private let buffer = Locked(StreamBuffer())
   private let wake = DispatchSemaphore(value: 0)
   private let finished = DispatchSemaphore(value: 0)
   private let limits: RecordingLimits
@@ -129,7 +93,9 @@ package final class StateStream<State: Sendable>: Sendable {
   @discardableResult
   func enqueue(_ action: any Action, state: State?, before: State? = nil) -> Int {
     let time = MonotonicClock.now
-    let state = tracksStates ? state : nil
+    // Boxed before the lock, not inside it.
+    let state: (any Sendable)? = tracksStates ? state.map { $0 } : nil
+    let before: (any Sendable)? = before.map { $0 }
     let (index, shouldWake) = buffer.withLock { buffer -> (Int, Bool) in
       let index = buffer.nextIndex
       guard !buffer.isClosed else { return (index, false) }
@@ -137,13 +103,14 @@ package final class StateStream<State: Sendable>: Sendable {
       buffer.statistics.actions += 1
       if buffer.actionCount >= limits.maximumPendingActions {
         // Full: the action goes into the gap; the gap keeps only the newest state.
-        if buffer.gap == nil { buffer.gap = Gap(from: index, count: 0, state: nil) }
+        if buffer.gap == nil { buffer.gap = StreamGap(from: index, count: 0, state: nil) }
         buffer.gap?.count += 1
         if let state { buffer.gap?.state = state }
         buffer.statistics.droppedActions += 1
         return (index, false)
       }
-      var entry = Entry(index: index, time: time, action: action, state: state, before: before)
+      var entry = StreamEntry(
+        index: index, time: time, action: action, state: state, before: before)
       if state != nil {
         if buffer.stateCount >= limits.maximumPendingStates, let newest = buffer.newestState,
           case .action(var older) = buffer.items[newest]
@@ -185,7 +152,7 @@ package final class StateStream<State: Sendable>: Sendable {
     append(.job(job))
   }
 
-  private func append(_ item: Item) {
+  private func append(_ item: StreamItem) {
     let shouldWake = buffer.withLock { buffer -> Bool in
       guard !buffer.isClosed else { return false }
       buffer.items.append(item)
@@ -196,7 +163,7 @@ package final class StateStream<State: Sendable>: Sendable {
 
   /// Marks the writer busy and says whether to wake it: only when it was idle, so that a busy
   /// writer costs a dispatch nothing more.
-  private func takeWriter(_ buffer: inout Buffer) -> Bool {
+  private func takeWriter(_ buffer: inout StreamBuffer) -> Bool {
     guard buffer.isWriterIdle else { return false }
     buffer.isWriterIdle = false
     return true
@@ -273,7 +240,7 @@ package final class StateStream<State: Sendable>: Sendable {
     var wrote = false
     while true {
       let (items, gap, waiters, isClosed) = buffer.withLock {
-        buffer -> ([Item], Gap?, [DispatchSemaphore], Bool) in
+        buffer -> ([StreamItem], StreamGap?, [DispatchSemaphore], Bool) in
         let items = buffer.items
         let gap = buffer.gap
         buffer.items = []
@@ -298,7 +265,7 @@ package final class StateStream<State: Sendable>: Sendable {
     }
   }
 
-  private func write(_ items: [Item], _ gap: Gap?, _ encoder: inout LineEncoder) {
+  private func write(_ items: [StreamItem], _ gap: StreamGap?, _ encoder: inout LineEncoder) {
     var bytes: [UInt8] = []
     var written = 0
     for item in items {
@@ -306,7 +273,8 @@ package final class StateStream<State: Sendable>: Sendable {
       case .action(let entry):
         observer?(
           .action(
-            index: entry.index, action: entry.action, state: entry.state, before: entry.before))
+            index: entry.index, action: entry.action, state: entry.state as? State,
+            before: entry.before as? State))
         let time = Double(entry.time - start) / 1e9
         encoder.encode(
           index: entry.index, time: time, action: entry.action, state: entry.state,
@@ -325,7 +293,7 @@ package final class StateStream<State: Sendable>: Sendable {
       }
     }
     if let gap {
-      observer?(.gap(from: gap.from, count: gap.count, state: gap.state))
+      observer?(.gap(from: gap.from, count: gap.count, state: gap.state as? State))
       encoder.encodeGap(from: gap.from, count: gap.count, state: gap.state)
         .write(to: &bytes, scriptSafe: false)
       bytes.append(UInt8(ascii: "\n"))
@@ -500,4 +468,43 @@ private final class TypedStateEncoding<State: Encodable>: StateEncoding {
   }
 
   func json() -> JSONValue { tracker.json }
+}
+
+// What a `StateStream` keeps for its writer. Not nested in the generic stream, and holding states
+// as `any Sendable`: the dispatching thread's appends then run code compiled for these types, where
+// generic entries went through the state type's metadata and value witnesses on every append.
+private struct StreamEntry {
+  var index: Int
+  var time: UInt64
+  var action: any Action
+  var state: (any Sendable)?
+  var before: (any Sendable)?
+}
+
+private struct StreamGap {
+  var from: Int
+  var count: Int
+  var state: (any Sendable)?
+}
+
+private enum StreamItem {
+  case action(StreamEntry)
+  /// A line the owner writes in order with the actions (a live inspector's status).
+  case line(JSONValue)
+  /// Work on the writer's encoder, in order with the actions (a live inspector's rewrite).
+  case job(@Sendable (inout LineEncoder) -> [JSONValue])
+}
+
+private struct StreamBuffer {
+  var items: [StreamItem] = []
+  var actionCount = 0
+  var stateCount = 0
+  /// The position in `items` of the newest entry holding a state, which gives it up first.
+  var newestState: Int?
+  var gap: StreamGap?
+  var nextIndex = 0
+  var isWriterIdle = true
+  var isClosed = false
+  var flushWaiters: [DispatchSemaphore] = []
+  var statistics = RecordingStatistics()
 }
