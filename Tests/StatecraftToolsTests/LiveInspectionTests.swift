@@ -157,6 +157,50 @@ import Testing
     live.close()
   }
 
+  @Test func aBurstSendsTheFirstStateAndTheLastAndOmitsTheStatesBetween() throws {
+    let inspector = try Inspector()
+    // No state is due again within the test: only the store's first state is taken as it is
+    // dispatched, and the burst's last state is read from the store once it is quiet.
+    let live = try LiveInspection<[Int]>(
+      url: inspector.url, registry: Self.registry, stateInterval: .seconds(3_600))
+    let store = Store(
+      reducer: live.reducer(Self.reducer), state: nil, middleware: [live.middleware()])
+    for value in 1...5 { store.dispatch(Step.add(value)) }
+    live.flush()
+    #expect(eventually { inspector.lines.count >= 7 })
+    let recording = Recording(data: Data(inspector.lines.joined(separator: "\n").utf8))
+    let states = recording.entries.map(\.state)
+    #expect(states.count == 6)
+    guard states.count == 6 else { return }
+    #expect(states[0] == .snapshot(.array([])))
+    #expect(states[1..<5].allSatisfy { $0 == .omitted })
+    var lastIsChanges = false
+    if case .changes = states[5] { lastIsChanges = true }
+    #expect(lastIsChanges, "the last state of the burst was not sent: \(states[5])")
+    let report = SessionReport(recording: recording)
+    #expect(report.state(afterStep: 6)?.state == .array((1...5).map { .integer(Int64($0)) }))
+    live.close()
+  }
+
+  @Test func aStateIntervalOfZeroSendsEveryState() throws {
+    let inspector = try Inspector()
+    let live = try LiveInspection<[Int]>(
+      url: inspector.url, registry: Self.registry, stateInterval: .zero)
+    let store = Store(
+      reducer: live.reducer(Self.reducer), state: nil, middleware: [live.middleware()])
+    for value in 1...5 { store.dispatch(Step.add(value)) }
+    live.flush()
+    #expect(eventually { inspector.lines.count >= 7 })
+    let recording = Recording(data: Data(inspector.lines.joined(separator: "\n").utf8))
+    let report = SessionReport(recording: recording)
+    #expect(recording.entries.count == 6)
+    for step in 1...6 {
+      #expect(
+        report.state(afterStep: step)?.state == .array((1..<step).map { .integer(Int64($0)) }))
+    }
+    live.close()
+  }
+
   @Test func anInspectorThatRefusesTheTokenIsAnErrorThatSaysSo() throws {
     let inspector = try Inspector(status: "403 Forbidden")
     #expect {

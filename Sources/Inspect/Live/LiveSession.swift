@@ -239,8 +239,8 @@ final class LiveSession: Sendable {
     }
   }
 
-  /// The page's patch for a line's state, applied to `current`: `null` when the state is not
-  /// known.
+  /// The page's patch for a line's state, applied to `current`: `"omitted"` when the app did
+  /// not send it, `null` when it is not known for another reason.
   private static func patch(for recorded: RecordedState, current: inout JSONValue) -> JSONValue {
     switch recorded {
     case .changes(let changes):
@@ -250,6 +250,8 @@ final class LiveSession: Sendable {
       let changes = JSONChange.between(current, state)
       current = state
       return .array(changes.map(\.patch))
+    case .omitted:
+      return .string("omitted")
     case .none, .dropped, .failed:
       return .null
     }

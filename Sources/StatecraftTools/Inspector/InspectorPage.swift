@@ -103,7 +103,7 @@ extension SessionReport {
       return holder.root;
     }
     function apply(holder, patch) {
-      if (patch === null) return;
+      if (!Array.isArray(patch)) return;  // null: not recorded; "omitted": not sent
       for (const [kind, path, value] of patch) {
         let parent = holder, key = "root";
         for (const part of path) { parent = parent[key]; key = part; if (parent == null) break; }
@@ -154,7 +154,7 @@ extension SessionReport {
     // The tree of the state, with this step's changes marked and their branches open.
     function renderState() {
       const state = stateAfter(step);
-      const unknown = step > 0 && data.patches[step - 1] === null;
+      const unknown = step > 0 && !Array.isArray(data.patches[step - 1]);
       const changes = step > 0 && !unknown ? data.patches[step - 1] : [];
       const previous = step > 0 ? stateAfter(step - 1) : null;
       stateAfter(step);
@@ -187,6 +187,7 @@ extension SessionReport {
       if (!changes.length) {
         const item = document.createElement("li");
         item.textContent = !data.hasStates ? "the recording holds no states"
+          : unknown && data.patches[step - 1] === "omitted" ? "not sent: while the app dispatches faster than a frame, it sends one state a frame and the last of a burst; the state below is the last one sent before this step"
           : unknown ? "not recorded: the recorder dropped this state (its writer fell behind); the state below is the last one recorded before it"
           : step === 0 ? "the initial state" : "nothing";
         list.appendChild(item);

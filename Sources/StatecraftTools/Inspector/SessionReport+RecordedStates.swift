@@ -66,7 +66,7 @@ extension SessionReport {
             stateBytes: stateBytes, steps: recording.entries.count)
         }
         changes = Self.changes(for: entry.state, applyingTo: &current)
-      case .none, .dropped, .failed:
+      case .none, .dropped, .omitted, .failed:
         changes = nil
       }
       steps.append(
@@ -104,7 +104,7 @@ extension SessionReport {
       let changes = JSONChange.between(current, state)
       current = state
       return changes
-    case .none, .dropped, .failed:
+    case .none, .dropped, .omitted, .failed:
       return []
     }
   }

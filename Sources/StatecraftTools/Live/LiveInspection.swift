@@ -22,9 +22,14 @@ import Statecraft
 /// when the inspection is created; without an inspector there, ``fromEnvironment(registry:redacting:limits:historyLimit:)``
 /// prints why and returns `nil`, and the app runs as usual.
 ///
-/// Streaming uses the recorder's machinery: a dispatch hands the action and the new state to a
-/// bounded buffer, and a background thread encodes and sends them (``RecordingLimits`` says what
-/// is dropped when it falls behind). The page can:
+/// Streaming uses the recorder's machinery: a dispatch hands the action, and the new state when
+/// one is due, to a bounded buffer, and a background thread encodes and sends them
+/// (``RecordingLimits`` says what is dropped when it falls behind). A state is sent at most once
+/// every `stateInterval` (a frame, by default) while the app dispatches faster, and the state
+/// after the last action of a burst as soon as the store is quiet: the page shows the steps
+/// between as "not sent". Holding a state until it is encoded makes the store's next in-place
+/// change copy what it changes, so sending every state (`stateInterval: .zero`) costs that copy
+/// on every dispatch. The page can:
 /// - jump to the state after any action the app still holds (the last `historyLimit`): the store
 ///   shows that state, and the app's new actions wait, in order, until the page resumes
 ///   (at most 10,000 wait; more are dropped, and the page says how many);
@@ -69,13 +74,16 @@ public final class LiveInspection<State: Sendable>: Sendable {
   ///     ``ActionRecorder/init(file:registry:redacting:limits:onError:)`` names them.
   ///   - limits: What may wait to be sent.
   ///   - historyLimit: How many of the last actions the app keeps to move back in time.
+  ///   - stateInterval: The shortest time between two states sent while the app dispatches
+  ///     faster; `.zero` sends every state.
   /// - Throws: An error that says why, if the address is not an inspector's or nothing listens
   ///   there, or the inspector refuses the token.
   /// - Complexity: O(1), a connection, and two threads (one sends, one receives the page's
   ///   commands).
   public init(
     url: URL, registry: ActionRegistry, redacting: (@Sendable (_ path: String) -> Bool)? = nil,
-    limits: RecordingLimits = RecordingLimits(), historyLimit: Int = 10_000
+    limits: RecordingLimits = RecordingLimits(), historyLimit: Int = 10_000,
+    stateInterval: Interval = .milliseconds(16)
   ) throws {
     guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
       components.scheme == "http", let host = components.host,
@@ -95,7 +103,7 @@ public final class LiveInspection<State: Sendable>: Sendable {
     stream = StateStream(
       header: ActionRecorder<State>.header(limits: limits, isRedacted: redacting != nil),
       registry: registry, encoder: StateEncoderFactory(for: State.self), limits: limits,
-      redacting: redacting, pollInterval: 0.005,
+      redacting: redacting, pollInterval: 0.005, stateInterval: stateInterval,
       observer: { event in
         core.withLock { core in
           switch event {
@@ -127,12 +135,15 @@ public final class LiveInspection<State: Sendable>: Sendable {
   ///   - redacting: Returns `true` for the paths whose values must not leave the app.
   ///   - limits: What may wait to be sent.
   ///   - historyLimit: How many of the last actions the app keeps to move back in time.
+  ///   - stateInterval: The shortest time between two states sent while the app dispatches
+  ///     faster; `.zero` sends every state.
   /// - Returns: The inspection, or `nil` when the variable is not set, or the connection failed
   ///   (the reason is printed).
-  /// - Complexity: As ``init(url:registry:redacting:limits:historyLimit:)``.
+  /// - Complexity: As ``init(url:registry:redacting:limits:historyLimit:stateInterval:)``.
   public static func fromEnvironment(
     registry: ActionRegistry, redacting: (@Sendable (_ path: String) -> Bool)? = nil,
-    limits: RecordingLimits = RecordingLimits(), historyLimit: Int = 10_000
+    limits: RecordingLimits = RecordingLimits(), historyLimit: Int = 10_000,
+    stateInterval: Interval = .milliseconds(16)
   ) -> LiveInspection? {
     guard let address = ProcessInfo.processInfo.environment["STATECRAFT_INSPECTOR"],
       !address.isEmpty
@@ -143,7 +154,7 @@ public final class LiveInspection<State: Sendable>: Sendable {
       }
       return try LiveInspection(
         url: url, registry: registry, redacting: redacting, limits: limits,
-        historyLimit: historyLimit)
+        historyLimit: historyLimit, stateInterval: stateInterval)
     } catch {
       print("LiveInspection: \(error.localizedDescription); running without it")
       return nil
@@ -181,46 +192,71 @@ public final class LiveInspection<State: Sendable>: Sendable {
   ///   with it.
   /// - Returns: The reducer to create the store with.
   /// - Complexity: O(1); each action then costs a type check and the reducer's work.
+  @inlinable
   public func reducer(_ reducer: @escaping Reducer<State>) -> Reducer<State> {
-    reducerBox.withLock { $0 = reducer }
-    core.withLock { $0.history.forgetting = reducer }
-    // A comparison of type identities, cheaper on every action than a dynamic cast.
+    install(reducer)
+    // Inlinable, so that this closure is compiled for the app's state: unspecialized, it looks
+    // up `State?`'s metadata on every action. A comparison of type identities is cheaper than a
+    // dynamic cast, which is in a function of its own.
     let replacementType = ObjectIdentifier(LiveStateReplacement<State>.self)
     return { action, state in
-      if ObjectIdentifier(type(of: action)) == replacementType,
-        let replacement = action as? LiveStateReplacement<State>
-      {
-        return replacement.state
+      if ObjectIdentifier(type(of: action)) == replacementType {
+        return Self.replacing(state, by: action, reducer)
       }
       return reducer(action, state)
     }
   }
 
-  /// The middleware that streams each action and its state, and carries out the page's
-  /// commands in the store's order.
+  @usableFromInline
+  func install(_ reducer: @escaping Reducer<State>) {
+    reducerBox.withLock { $0 = reducer }
+    core.withLock { $0.history.forgetting = reducer }
+  }
+
+  @usableFromInline @inline(never)
+  static func replacing(
+    _ state: State?, by action: any Action, _ reducer: Reducer<State>
+  ) -> State {
+    (action as? LiveStateReplacement<State>)?.state ?? reducer(action, state)
+  }
+
+  /// The middleware that streams each action and its state when one is due, and carries out
+  /// the page's commands in the store's order.
   ///
   /// - Returns: The middleware; put it last.
-  /// - Complexity: O(1) to build; each action then costs a read of the state and an append to
-  ///   a buffer under its lock.
+  /// - Complexity: O(1) to build; each action then costs a clock read, two atomic additions and
+  ///   an append to a buffer under its lock, and a read of the state when one is due.
   public func middleware() -> Middleware<State> {
     { [self] dispatch, getState in
       core.withLock { $0.dispatch = dispatch }
+      // The state after the newest action, once the store is quiet; not while the store shows
+      // an earlier state.
+      stream.readStateWhenQuiet { [isPausedFlag] in
+        isPausedFlag.load(ordering: .acquiring) ? nil : getState()
+      }
       let isFirst = AtomicCell(true)
       let commandType = ObjectIdentifier(LiveCommand.self)
       return { next in
         { [self] action in
           if ObjectIdentifier(type(of: action)) == commandType, let command = action as? LiveCommand
           {
+            stream.beginDispatch()
             perform(command, next: next, dispatch: dispatch, getState: getState)
+            stream.endDispatch()
             return
           }
           guard isConnected.load(ordering: .relaxed) else { return next(action) }
           if isPausedFlag.load(ordering: .acquiring), holdWhilePaused(action) { return }
           let before =
             isFirst.load(ordering: .relaxed) && isFirst.exchange(false, ordering: .relaxed)
-            ? getState() : nil
+            ? boxedState(getState) : nil
+          stream.beginDispatch()
           next(action)
-          stream.enqueue(action, state: getState(), before: before)
+          let time = MonotonicClock.now
+          stream.enqueue(
+            action, state: stream.takesState(at: time) ? boxedState(getState) : nil,
+            before: before, at: time)
+          stream.endDispatch()
         }
       }
     }
@@ -401,6 +437,7 @@ enum LiveCommand: Action, Equatable {
 }
 
 /// Sets the store's state: what the reducer wrapper returns instead of reducing.
+@usableFromInline
 struct LiveStateReplacement<State: Sendable>: Action {
   let state: State
 }

@@ -161,9 +161,10 @@ public final class ActionRecorder<State: Sendable>: Sendable {
           // The state before the first action, for a store created with a state.
           let before =
             stream.tracksStates && isFirst.load(ordering: .relaxed)
-              && isFirst.exchange(false, ordering: .relaxed) ? getState() : nil
+              && isFirst.exchange(false, ordering: .relaxed) ? boxedState(getState) : nil
           next(action)
-          stream.enqueue(action, state: stream.tracksStates ? getState() : nil, before: before)
+          stream.enqueue(
+            action, state: stream.tracksStates ? boxedState(getState) : nil, before: before)
         }
       }
     }

@@ -30,6 +30,10 @@
 ///   later indices move down; `value` is `null` for a removal.
 /// - `stateDropped: true`: the state was not written, because the writer fell behind (see
 ///   below). The next state written is relative to the last state written, as always.
+/// - `stateOmitted: true`: the state was not taken, as the stream's owner chose; a live
+///   inspection (`LiveInspection`) sends at most one state a frame while the app dispatches
+///   faster, and the state after the last action of a burst. Relative to it, as after
+///   `stateDropped`. A recorder never omits a state.
 /// - `stateError`: why the state could not be encoded (a non-finite number); the next state
 ///   is written whole.
 ///
@@ -138,6 +142,8 @@ package enum RecordedState: Sendable, Equatable {
   case changes([JSONChange])
   /// The state was not written: the writer fell behind.
   case dropped
+  /// The state was not taken: a live inspection sends at most one state a frame.
+  case omitted
   /// The state could not be encoded.
   case failed(String)
 
@@ -160,6 +166,8 @@ package enum RecordedState: Sendable, Equatable {
       self = .changes(list)
     } else if object["stateDropped"] == .bool(true) {
       self = .dropped
+    } else if object["stateOmitted"] == .bool(true) {
+      self = .omitted
     } else if case .string(let reason) = object["stateError"] {
       self = .failed(reason)
     } else {
@@ -174,6 +182,7 @@ package enum RecordedState: Sendable, Equatable {
     case .snapshot(let state): object["state"] = state
     case .changes(let changes): object["changes"] = .array(changes.map(\.patch))
     case .dropped: object["stateDropped"] = .bool(true)
+    case .omitted: object["stateOmitted"] = .bool(true)
     case .failed(let reason): object["stateError"] = .string(reason)
     }
   }

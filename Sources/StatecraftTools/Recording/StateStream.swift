@@ -8,6 +8,12 @@ import Statecraft
 /// The dispatching thread only appends to a bounded buffer under a lock (``enqueue(_:state:)``);
 /// encoding, diffing, redaction and writing happen on the writer's thread. What happens when the
 /// writer falls behind is ``RecordingLimits``'s to say.
+///
+/// A stream created with a state interval (a live inspector's) takes a state at most once an
+/// interval: holding a state until the writer has encoded it makes the store's next in-place
+/// change copy what it changes. The actions between are written with `stateOmitted`, and the
+/// state after the last action of a burst is read from the store once it is quiet (see
+/// ``beginDispatch()``).
 package final class StateStream<State: Sendable>: Sendable {
   /// Receives the encoded lines, each ending in a newline, a batch at a time.
   ///
@@ -36,6 +42,15 @@ package final class StateStream<State: Sendable>: Sendable {
   private let observer: Observer?
   private let sink: Sink
   private let onError: @Sendable (any Error) -> Void
+  /// The shortest time between two states taken, in nanoseconds; 0 to take every state.
+  private let stateInterval: UInt64
+  /// When the next state is due, for a stream with a state interval.
+  private let nextStateTime = AtomicCell<UInt64>(0)
+  /// Dispatches between ``beginDispatch()`` and ``endDispatch()``.
+  private let inFlight = AtomicCell<Int>(0)
+  /// Reads the store's state, or returns `nil` when it is not the present one (a live store
+  /// moved back in time).
+  private let quietState = Locked<(@Sendable () -> (any Sendable)?)?>(nil)
 
   /// Starts a stream and its writer thread, and writes the header first.
   ///
@@ -47,18 +62,21 @@ package final class StateStream<State: Sendable>: Sendable {
   ///   - redacting: The paths whose values are written as `"<redacted>"`.
   ///   - pollInterval: How often, in seconds, a busy writer looks for work without being woken;
   ///     0 to be woken by every enqueue that finds it idle.
+  ///   - stateInterval: The shortest time between two states taken (``takesState(at:)``);
+  ///     `.zero` for every state.
   ///   - observer: Sees each action and gap on the writer's thread, before it is written.
   ///   - sink: Receives the lines.
   ///   - onError: Receives the sink's errors.
   init(
     header: RecordingFormat.Header, registry: ActionRegistry, encoder: StateEncoderFactory?,
     limits: RecordingLimits, redacting: (@Sendable (String) -> Bool)?, pollInterval: Double,
-    observer: Observer? = nil,
+    stateInterval: Interval = .zero, observer: Observer? = nil,
     sink: @escaping Sink, onError: @escaping @Sendable (any Error) -> Void
   ) {
     self.limits = limits
     tracksStates = encoder != nil
     pollNanoseconds = Int(pollInterval * 1e9)
+    self.stateInterval = encoder == nil ? 0 : stateInterval.nanoseconds
     self.observer = observer
     self.sink = sink
     self.onError = onError
@@ -84,22 +102,66 @@ package final class StateStream<State: Sendable>: Sendable {
     buffer.withLock { $0.statistics }
   }
 
+  /// Whether to take the state after an action dispatched at `time`: always, unless the stream
+  /// has a state interval and took one less than an interval ago.
+  ///
+  /// - Complexity: O(1): an atomic load, and a store when it answers `true`.
+  func takesState(at time: UInt64) -> Bool {
+    guard stateInterval > 0 else { return tracksStates }
+    guard time >= nextStateTime.load(ordering: .relaxed) else { return false }
+    nextStateTime.store(time + stateInterval, ordering: .relaxed)
+    return true
+  }
+
+  /// Says that a dispatch is under way, until ``endDispatch()``.
+  ///
+  /// For a stream with a state interval: the writer does not read the store's state meanwhile,
+  /// which may be newer than the last action handed over. Call ``endDispatch()`` after the
+  /// dispatch's ``enqueue(_:state:before:at:)``.
+  ///
+  /// - Complexity: O(1): an atomic addition.
+  func beginDispatch() {
+    inFlight.add(1, ordering: .acquiringAndReleasing)
+  }
+
+  /// Ends what ``beginDispatch()`` began.
+  ///
+  /// - Complexity: O(1): an atomic subtraction.
+  func endDispatch() {
+    inFlight.subtract(1, ordering: .acquiringAndReleasing)
+  }
+
+  /// Lets the writer read the store's state, for the newest action when nothing was taken after
+  /// it and no dispatch is under way.
+  ///
+  /// - Parameter read: The store's state, or `nil` when it is not the state after the last
+  ///   action handed over (a store moved back in time).
+  func readStateWhenQuiet(_ read: @escaping @Sendable () -> State?) {
+    quietState.withLock { $0 = { read().map { $0 } } }
+  }
+
   /// Hands over an action and the state after it, and never blocks on the writer.
   ///
   /// For the first action of a store created with a state, `before` is the state before it.
+  /// In a stream with a state interval, a `nil` state is one not taken (``takesState(at:)``).
   /// Returns the index the action has in the recording.
   ///
   /// - Complexity: O(1) amortized: a lock and an append.
+  ///
+  /// The states are boxed by the caller (``boxedState(_:)``), so that this function holds no
+  /// `State?`: in code not specialized for the app's state, each costs a metadata lookup.
   @discardableResult
-  func enqueue(_ action: any Action, state: State?, before: State? = nil) -> Int {
-    let time = MonotonicClock.now
-    // Boxed before the lock, not inside it.
-    let state: (any Sendable)? = tracksStates ? state.map { $0 } : nil
-    let before: (any Sendable)? = before.map { $0 }
+  func enqueue(
+    _ action: any Action, state: (any Sendable)?, before: (any Sendable)? = nil,
+    at time: UInt64 = MonotonicClock.now
+  ) -> Int {
+    let state = tracksStates ? state : nil
+    let isOmitted = state == nil && stateInterval > 0
     let (index, shouldWake) = buffer.withLock { buffer -> (Int, Bool) in
       let index = buffer.nextIndex
       guard !buffer.isClosed else { return (index, false) }
       buffer.nextIndex += 1
+      buffer.sequence &+= 1
       buffer.statistics.actions += 1
       if buffer.actionCount >= limits.maximumPendingActions {
         // Full: the action goes into the gap; the gap keeps only the newest state.
@@ -110,7 +172,8 @@ package final class StateStream<State: Sendable>: Sendable {
         return (index, false)
       }
       var entry = StreamEntry(
-        index: index, time: time, action: action, state: state, before: before)
+        index: index, time: time, action: action, state: state, before: before,
+        isStateOmitted: isOmitted)
       if state != nil {
         if buffer.stateCount >= limits.maximumPendingStates, let newest = buffer.newestState,
           case .action(var older) = buffer.items[newest]
@@ -156,6 +219,7 @@ package final class StateStream<State: Sendable>: Sendable {
     let shouldWake = buffer.withLock { buffer -> Bool in
       guard !buffer.isClosed else { return false }
       buffer.items.append(item)
+      buffer.sequence &+= 1
       return takeWriter(&buffer)
     }
     if shouldWake { wake.signal() }
@@ -203,13 +267,14 @@ package final class StateStream<State: Sendable>: Sendable {
   private func run(_ encoder: inout LineEncoder) {
     var isPolling = false
     var quietPolls = 0
+    var writer = Writer()
     while true {
       if isPolling {
         _ = wake.wait(timeout: .now() + .nanoseconds(pollNanoseconds))
       } else {
         wake.wait()
       }
-      switch drain(&encoder, stayAwake: isPolling) {
+      switch drain(&encoder, &writer, stayAwake: isPolling) {
       case .closed:
         finished.signal()
         return
@@ -232,37 +297,98 @@ package final class StateStream<State: Sendable>: Sendable {
 
   private enum DrainResult { case wrote, nothing, closed }
 
+  /// What the writer keeps between drains.
+  private struct Writer {
+    /// The buffer's items, swapped with the buffer's empty array: both keep their capacity.
+    var items: [StreamItem] = []
+    /// The newest action, kept back while its state may still be read (a stream with a state
+    /// interval): written with the store's state once quiet, or without one when more came.
+    var held: StreamEntry?
+  }
+
   /// Writes batches until the buffer is empty.
   ///
   /// Unless `stayAwake`, the writer is then marked
   /// idle, so that the next enqueue wakes it.
-  private func drain(_ encoder: inout LineEncoder, stayAwake: Bool) -> DrainResult {
+  private func drain(
+    _ encoder: inout LineEncoder, _ writer: inout Writer, stayAwake: Bool
+  ) -> DrainResult {
     var wrote = false
     while true {
-      let (items, gap, waiters, isClosed) = buffer.withLock {
-        buffer -> ([StreamItem], StreamGap?, [DispatchSemaphore], Bool) in
-        let items = buffer.items
+      let isHolding = writer.held != nil
+      let (gap, waiters, isClosed, isFlushing, sequence) = buffer.withLock {
+        buffer -> (StreamGap?, [DispatchSemaphore], Bool, Bool, UInt64) in
+        swap(&buffer.items, &writer.items)
         let gap = buffer.gap
-        buffer.items = []
         buffer.gap = nil
         buffer.actionCount = 0
         buffer.stateCount = 0
         buffer.newestState = nil
         var waiters: [DispatchSemaphore] = []
-        if items.isEmpty, gap == nil {
+        if writer.items.isEmpty, gap == nil, !isHolding {
           buffer.isWriterIdle = !stayAwake
           waiters = buffer.flushWaiters
           buffer.flushWaiters = []
         }
-        return (items, gap, waiters, buffer.isClosed)
+        return (
+          gap, waiters, buffer.isClosed, !buffer.flushWaiters.isEmpty, buffer.sequence
+        )
       }
-      if items.isEmpty, gap == nil {
+      if writer.items.isEmpty, gap == nil {
+        if var entry = writer.held {
+          // Nothing came after it: its state, if the store is quiet and the state is due.
+          guard
+            let state = stateWhenQuiet(
+              after: sequence, isDue: isClosed || isFlushing, isClosed: isClosed)
+          else {
+            return .wrote
+          }
+          entry.state = state
+          writer.held = nil
+          write([.action(entry)], nil, &encoder)
+          wrote = true
+          continue
+        }
         for waiter in waiters { waiter.signal() }
         return isClosed ? .closed : wrote ? .wrote : .nothing
       }
-      write(items, gap, &encoder)
+      if let held = writer.held {
+        writer.items.insert(.action(held), at: 0)
+        writer.held = nil
+      }
+      if stateInterval > 0, pollNanoseconds > 0, gap == nil,
+        case .action(let last)? = writer.items.last, last.isStateOmitted
+      {
+        writer.held = last
+        writer.items.removeLast()
+      }
+      write(writer.items, gap, &encoder)
+      // A burst's capacity is not kept.
+      writer.items.removeAll(keepingCapacity: writer.items.capacity <= 4_096)
       wrote = true
     }
+  }
+
+  /// The store's state for the newest action written, read when nothing was handed over since
+  /// `sequence` and no dispatch is under way, before and after the read: a dispatch raises
+  /// `inFlight` before it reduces and lowers it after its enqueue.
+  ///
+  /// Returns `nil` to look again later (a dispatch is under way, or the state is not due yet and
+  /// not `isDue`, as when a flush waits), `.some(nil)` when the state is not to be read (the store
+  /// is not at the present, or the stream is closing and the store is busy).
+  private func stateWhenQuiet(
+    after sequence: UInt64, isDue: Bool, isClosed: Bool
+  ) -> (any Sendable)?? {
+    guard let read = quietState.withLock({ $0 }) else { return .some(nil) }
+    let now = MonotonicClock.now
+    if !isDue, now < nextStateTime.load(ordering: .relaxed) { return nil }
+    guard inFlight.load(ordering: .acquiring) == 0 else { return isClosed ? .some(nil) : nil }
+    let state = read()
+    guard inFlight.load(ordering: .acquiring) == 0,
+      buffer.withLock({ $0.sequence }) == sequence
+    else { return isClosed ? .some(nil) : nil }
+    if state != nil { nextStateTime.store(now + stateInterval, ordering: .relaxed) }
+    return .some(state)
   }
 
   private func write(_ items: [StreamItem], _ gap: StreamGap?, _ encoder: inout LineEncoder) {
@@ -278,7 +404,8 @@ package final class StateStream<State: Sendable>: Sendable {
         let time = Double(entry.time - start) / 1e9
         encoder.encode(
           index: entry.index, time: time, action: entry.action, state: entry.state,
-          before: entry.before, stateExpected: tracksStates
+          before: entry.before,
+          missingState: !tracksStates ? nil : entry.isStateOmitted ? .omitted : .dropped
         ).write(to: &bytes, scriptSafe: false)
         bytes.append(UInt8(ascii: "\n"))
         written += 1
@@ -305,6 +432,15 @@ package final class StateStream<State: Sendable>: Sendable {
       onError(error)
     }
   }
+}
+
+/// The state `getState` returns, boxed for ``StateStream/enqueue(_:state:before:at:)``, in a
+/// function of its own: the `State?` it holds costs a metadata lookup in code not specialized for
+/// the app's state, paid only when a state is taken.
+@inline(never)
+func boxedState<State: Sendable>(_ getState: GetState<State>) -> (any Sendable)? {
+  guard let state = getState() else { return nil }
+  return state
 }
 
 /// Makes the encoder of a state type that is `Encodable`, found at run time, so that a recorder
@@ -398,7 +534,7 @@ package struct LineEncoder {
 
   mutating func encode(
     index: Int, time: Double, action: any Action, state: Any?, before: Any?,
-    stateExpected: Bool
+    missingState: RecordedState?
   ) -> JSONValue {
     var object: [String: JSONValue] = [
       "index": .integer(Int64(index)), "time": .number(time),
@@ -410,8 +546,8 @@ package struct LineEncoder {
     }
     if let state {
       record(state).write(into: &object)
-    } else if stateExpected {
-      RecordedState.dropped.write(into: &object)
+    } else {
+      missingState?.write(into: &object)
     }
     return .object(object)
   }
@@ -479,6 +615,8 @@ private struct StreamEntry {
   var action: any Action
   var state: (any Sendable)?
   var before: (any Sendable)?
+  /// The state was not taken (a stream with a state interval), rather than dropped.
+  var isStateOmitted: Bool
 }
 
 private struct StreamGap {
@@ -503,6 +641,8 @@ private struct StreamBuffer {
   var newestState: Int?
   var gap: StreamGap?
   var nextIndex = 0
+  /// Counts what was handed over: actions, lines and jobs.
+  var sequence: UInt64 = 0
   var isWriterIdle = true
   var isClosed = false
   var flushWaiters: [DispatchSemaphore] = []

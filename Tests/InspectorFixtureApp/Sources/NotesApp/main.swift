@@ -8,8 +8,9 @@ import StatecraftTools
 // It prints the state as one line of JSON, `state: {...}`, each time it changes, which tests read.
 //   --record FILE        records the session
 //   STATECRAFT_INSPECTOR streams it to `inspect --live`, which can move it back in time
-//   --bench RATE COUNT   dispatches COUNT actions at RATE a second, without live inspection and
-//                        with it, alternating, and prints the time each dispatch took
+//   --bench RATE COUNT   dispatches COUNT actions at RATE a second into three stores, alternating:
+//                        one without middleware, one with a middleware that passes actions on,
+//                        and this one; prints the time each dispatch took
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 func value(after flag: String, offset: Int = 1) -> String? {
@@ -63,19 +64,23 @@ func paced(_ target: Store<Notebook>, rate: Int, count: Int, from start: Int) ->
 if let rate = value(after: "--bench").flatMap(Int.init),
   let count = value(after: "--bench", offset: 2).flatMap(Int.init)
 {
-  // The same paced loop into a store without live inspection and into this one, alternating in
-  // blocks of 500, so that both see the same machine.
+  // The same paced loop into a store without middleware, one whose middleware only passes
+  // actions on (what any middleware costs), and this one, alternating in blocks of 500, so that
+  // all see the same machine.
   let plain = Store<Notebook>(reducer: notesReducer, state: nil)
+  let passing = Store<Notebook>(
+    reducer: notesReducer, state: nil, middleware: [{ _, _ in { next in { next($0) } } }])
   for index in 0..<100 {
-    plain.dispatch(NoteAction.add("note \(index)"))
-    store.dispatch(NoteAction.add("note \(index)"))
+    for target in [plain, passing, store] { target.dispatch(NoteAction.add("note \(index)")) }
   }
   var without: [UInt64] = []
+  var withMiddleware: [UInt64] = []
   var with: [UInt64] = []
   var done = 0
   while done < count {
     let block = min(500, count - done)
     without += paced(plain, rate: rate, count: block, from: done)
+    withMiddleware += paced(passing, rate: rate, count: block, from: done)
     with += paced(store, rate: rate, count: block, from: done)
     done += block
   }
@@ -85,12 +90,16 @@ if let rate = value(after: "--bench").flatMap(Int.init),
     let mean = Double(times.reduce(0, +)) / Double(max(1, times.count))
     return "median \(sorted[sorted.count / 2]) ns, mean \(Int(mean)) ns"
   }
-  let ratio =
-    Double(with.reduce(0, +)) / Double(max(1, without.reduce(0, +)))
-  print("bench: \(count) dispatches at \(rate)/s each way")
-  print("bench: without live inspection: \(summary(without))")
-  print("bench: with live inspection:    \(summary(with))")
-  print("bench: mean ratio \(String(format: "%.2f", ratio))")
+  func ratio(_ times: [UInt64], to baseline: [UInt64]) -> String {
+    String(format: "%.2f", Double(times.reduce(0, +)) / Double(max(1, baseline.reduce(0, +))))
+  }
+  print("bench: \(count) dispatches at \(rate)/s into each store")
+  print("bench: without middleware:       \(summary(without))")
+  print("bench: with a passing middleware: \(summary(withMiddleware))")
+  print("bench: with live inspection:     \(summary(with))")
+  print(
+    "bench: mean ratio \(ratio(with, to: without)) to the store without middleware, "
+      + "\(ratio(with, to: withMiddleware)) to the store with one")
   finish()
 }
 
