@@ -48,10 +48,13 @@ public final class LiveInspection<State: Sendable>: Sendable {
   private let stream: StateStream<State>
   private let registry: ActionRegistry
   private let core: Locked<Core>
-  /// Whether the store is paused, read by every dispatch without taking `core`'s lock.
-  private let isPausedFlag = AtomicCell(false)
-  /// Cleared when the connection breaks: the middleware then only passes actions on.
-  private let isConnected = AtomicCell(true)
+  /// What every dispatch reads, in one allocation: whether the connection is up (cleared when
+  /// it breaks: the middleware then only passes actions on), whether the page moved the store
+  /// back in time, and whether the store's first action went by.
+  private let words = AtomicWords(count: 3)
+  private var isConnected: AtomicWord<Bool> { words[0] }
+  private var isPausedFlag: AtomicWord<Bool> { words[1] }
+  private var hasSeenFirstAction: AtomicWord<Bool> { words[2] }
   private let reducerBox = Locked<Reducer<State>?>(nil)
 
   private struct Core: Sendable {
@@ -95,6 +98,7 @@ public final class LiveInspection<State: Sendable>: Sendable {
     let socket = try LiveSocket.connect(
       host: host, port: UInt16(components.port ?? 80), token: token)
     self.socket = socket
+    words[0].store(true, ordering: .relaxed)
     self.registry = registry
     let core = Locked(Core(history: LiveHistory(limit: historyLimit)))
     self.core = core
@@ -115,8 +119,8 @@ public final class LiveInspection<State: Sendable>: Sendable {
         }
       },
       sink: { bytes in try socket.send(bytes) },
-      onError: { [isConnected] error in
-        if isConnected.exchange(false, ordering: .acquiringAndReleasing) {
+      onError: { [words] error in
+        if words[0].exchange(false, ordering: .acquiringAndReleasing) {
           print("LiveInspection: \(error.localizedDescription); live inspection stopped")
           socket.close()
         }
@@ -231,10 +235,9 @@ public final class LiveInspection<State: Sendable>: Sendable {
       core.withLock { $0.dispatch = dispatch }
       // The state after the newest action, once the store is quiet; not while the store shows
       // an earlier state.
-      stream.readStateWhenQuiet { [isPausedFlag] in
-        isPausedFlag.load(ordering: .acquiring) ? nil : getState()
+      stream.readStateWhenQuiet { [words] in
+        words[1].load(ordering: .acquiring) ? nil : getState()
       }
-      let isFirst = AtomicCell(true)
       let commandType = ObjectIdentifier(LiveCommand.self)
       return { next in
         { [self] action in
@@ -248,7 +251,8 @@ public final class LiveInspection<State: Sendable>: Sendable {
           guard isConnected.load(ordering: .relaxed) else { return next(action) }
           if isPausedFlag.load(ordering: .acquiring), holdWhilePaused(action) { return }
           let before =
-            isFirst.load(ordering: .relaxed) && isFirst.exchange(false, ordering: .relaxed)
+            !hasSeenFirstAction.load(ordering: .relaxed)
+              && !hasSeenFirstAction.exchange(true, ordering: .relaxed)
             ? boxedState(getState) : nil
           stream.beginDispatch()
           next(action)

@@ -44,10 +44,11 @@ package final class StateStream<State: Sendable>: Sendable {
   private let onError: @Sendable (any Error) -> Void
   /// The shortest time between two states taken, in nanoseconds; 0 to take every state.
   private let stateInterval: UInt64
-  /// When the next state is due, for a stream with a state interval.
-  private let nextStateTime = AtomicCell<UInt64>(0)
-  /// Dispatches between ``beginDispatch()`` and ``endDispatch()``.
-  private let inFlight = AtomicCell<Int>(0)
+  /// What every dispatch of a stream with a state interval reads, in one allocation: the
+  /// dispatches between ``beginDispatch()`` and ``endDispatch()``, and when the next state is due.
+  private let words = AtomicWords(count: 2)
+  private var inFlight: AtomicWord<Int> { words[0] }
+  private var nextStateTime: AtomicWord<UInt64> { words[1] }
   /// Reads the store's state, or returns `nil` when it is not the present one (a live store
   /// moved back in time).
   private let quietState = Locked<(@Sendable () -> (any Sendable)?)?>(nil)
@@ -128,7 +129,7 @@ package final class StateStream<State: Sendable>: Sendable {
   ///
   /// - Complexity: O(1): an atomic subtraction.
   func endDispatch() {
-    inFlight.subtract(1, ordering: .acquiringAndReleasing)
+    inFlight.add(-1, ordering: .acquiringAndReleasing)
   }
 
   /// Lets the writer read the store's state, for the newest action when nothing was taken after
@@ -155,8 +156,9 @@ package final class StateStream<State: Sendable>: Sendable {
     _ action: any Action, state: (any Sendable)?, before: (any Sendable)? = nil,
     at time: UInt64 = MonotonicClock.now
   ) -> Int {
-    let state = tracksStates ? state : nil
-    let isOmitted = state == nil && stateInterval > 0
+    // Tested once: copying an empty existential is not free.
+    let keepsState = tracksStates && state != nil
+    let hasBefore = before != nil
     let (index, shouldWake) = buffer.withLock { buffer -> (Int, Bool) in
       let index = buffer.nextIndex
       guard !buffer.isClosed else { return (index, false) }
@@ -167,14 +169,14 @@ package final class StateStream<State: Sendable>: Sendable {
         // Full: the action goes into the gap; the gap keeps only the newest state.
         if buffer.gap == nil { buffer.gap = StreamGap(from: index, count: 0, state: nil) }
         buffer.gap?.count += 1
-        if let state { buffer.gap?.state = state }
+        if keepsState { buffer.gap?.state = state }
         buffer.statistics.droppedActions += 1
         return (index, false)
       }
       var entry = StreamEntry(
-        index: index, time: time, action: action, state: state, before: before,
-        isStateOmitted: isOmitted)
-      if state != nil {
+        index: index, time: time, action: action, state: keepsState ? state : nil,
+        before: hasBefore ? before : nil, isStateOmitted: !keepsState && stateInterval > 0)
+      if keepsState {
         if buffer.stateCount >= limits.maximumPendingStates, let newest = buffer.newestState,
           case .action(var older) = buffer.items[newest]
         {
