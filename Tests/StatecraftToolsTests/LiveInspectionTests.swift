@@ -179,6 +179,20 @@ import Testing
     #expect(lastIsChanges, "the last state of the burst was not sent: \(states[5])")
     let report = SessionReport(recording: recording)
     #expect(report.state(afterStep: 6)?.state == .array((1...5).map { .integer(Int64($0)) }))
+    // The page asks for a state that was not sent: the app computes it from the actions it holds.
+    inspector.send(#"{"command":"state","index":2}"#)
+    #expect(eventually { inspector.lines.contains { $0.hasPrefix(#"{"stateAfter""#) } })
+    let line = try #require(inspector.lines.first { $0.hasPrefix(#"{"stateAfter""#) })
+    #expect(
+      try JSONValue.parse(Data(line.utf8))
+        == .object([
+          "stateAfter": .object([
+            "index": .integer(2), "state": .array([1, 2].map { .integer($0) }),
+          ])
+        ]))
+    inspector.send(#"{"command":"state","index":99}"#)
+    #expect(
+      eventually { inspector.lines.contains { $0.contains("the app no longer holds action 99") } })
     live.close()
   }
 

@@ -221,12 +221,13 @@ final class LiveServer: Sendable {
   private func command(_ request: HTTPConnection.Request, _ connection: HTTPConnection) {
     guard case .object(let object)? = try? JSONValue.parse(request.body),
       case .string(let name)? = object["command"],
-      ["jump", "resume", "skip", "dispatch"].contains(name)
+      ["jump", "resume", "skip", "dispatch", "state"].contains(name)
     else {
       connection.respond(
         status: "400 Bad Request",
         body: Array(
-          "a command is {\"command\": \"jump\"|\"resume\"|\"skip\"|\"dispatch\", …}\n".utf8))
+          "a command is {\"command\": \"jump\"|\"resume\"|\"skip\"|\"dispatch\"|\"state\", …}\n"
+            .utf8))
       return
     }
     guard session.send(command: .object(object)) else {

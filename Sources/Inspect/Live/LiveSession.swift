@@ -141,6 +141,15 @@ final class LiveSession: Sendable {
           events.append(Self.event("status", .object(model.status)))
         } else if case .string(let message)? = object["error"] {
           events.append(Self.event("problem", .object(["error": .string(message)])))
+        } else if case .object(let stateAfter)? = object["stateAfter"] {
+          // A state the app computed again for a step whose state it did not send.
+          if let index = stateAfter["index"]?.integerValue, let position = model.stepOfIndex[index],
+            case .snapshot(let state)? = try? RecordedState(line: stateAfter)
+          {
+            events.append(
+              Self.event(
+                "state", .object(["step": .integer(Int64(position + 1)), "state": state])))
+          }
         } else if case .object(let rewrite)? = object["rewrite"] {
           Self.apply(rewrite: rewrite, to: &model)
           needsReset = true

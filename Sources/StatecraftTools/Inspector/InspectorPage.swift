@@ -153,8 +153,12 @@ extension SessionReport {
 
     // The tree of the state, with this step's changes marked and their branches open.
     function renderState() {
-      const state = stateAfter(step);
       const unknown = step > 0 && !Array.isArray(data.patches[step - 1]);
+      const omitted = step > 0 && data.patches[step - 1] === "omitted";
+      // A live page asks the app for a state it did not send: undefined until it arrives.
+      const isLive = typeof window.loadedState === "function";
+      const loaded = omitted && isLive ? window.loadedState(step) : undefined;
+      const state = loaded !== undefined ? loaded : stateAfter(step);
       const changes = step > 0 && !unknown ? data.patches[step - 1] : [];
       const previous = step > 0 ? stateAfter(step - 1) : null;
       stateAfter(step);
@@ -187,7 +191,8 @@ extension SessionReport {
       if (!changes.length) {
         const item = document.createElement("li");
         item.textContent = !data.hasStates ? "the recording holds no states"
-          : unknown && data.patches[step - 1] === "omitted" ? "not sent: while the app dispatches faster than a frame, it sends one state a frame and the last of a burst; the state below is the last one sent before this step"
+          : loaded !== undefined ? "not sent while the app dispatched faster than a frame; the app's reducer computed the state below again from the actions the app holds"
+          : omitted ? "not sent: while the app dispatches faster than a frame, it sends one state a frame and the last of a burst; the state below is the last one sent before this step" + (isLive ? " (asking the app for this one)" : "")
           : unknown ? "not recorded: the recorder dropped this state (its writer fell behind); the state below is the last one recorded before it"
           : step === 0 ? "the initial state" : "nothing";
         list.appendChild(item);

@@ -48,6 +48,17 @@ extension SessionReport {
       const statusText = document.getElementById("live-status"), errorText = document.getElementById("live-error");
       const latencies = [];
       let renderPending = false, firstNew = null;
+      // States the app computed on request for steps whose state it did not send, by step.
+      const loaded = new Map(), requested = new Set();
+      window.loadedState = k => {
+        if (loaded.has(k)) return loaded.get(k);
+        const action = data.actions[k - 1];
+        if (!requested.has(k) && action && action[4] !== null && action[4] !== undefined) {
+          requested.add(k);
+          send({ command: "state", index: action[4] });
+        }
+        return undefined;
+      };
 
       function showError(message) { errorText.textContent = message; document.body.dataset.liveError = message; }
       function addTypes(names) {
@@ -62,6 +73,7 @@ extension SessionReport {
       }
       function reset(next) {
         const wasAtEnd = step === count;
+        loaded.clear(); requested.clear();
         while (filter.options.length > 1) filter.remove(1);
         const types = next.types; next.types = [];
         for (const key of Object.keys(next)) data[key] = next[key];
@@ -159,6 +171,12 @@ extension SessionReport {
       events.addEventListener("reset", event => reset(JSON.parse(event.data)));
       events.addEventListener("steps", event => append(JSON.parse(event.data)));
       events.addEventListener("status", event => showStatus(JSON.parse(event.data)));
+      events.addEventListener("state", event => {
+        const message = JSON.parse(event.data);
+        loaded.set(message.step, message.state);
+        document.body.dataset.liveLoaded = String(loaded.size);
+        if (message.step === step) renderState();
+      });
       events.addEventListener("problem", event => showError(JSON.parse(event.data).error));
       events.addEventListener("open", () => { document.body.dataset.liveConnected = "true"; });
       events.addEventListener("error", () => { statusText.textContent = "the inspector is not reachable"; });

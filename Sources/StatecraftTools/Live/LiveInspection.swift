@@ -36,6 +36,8 @@ import Statecraft
 /// - resume: the store returns to the present, then the actions that waited are dispatched;
 /// - skip an action, or take it back: the states after it are computed again with the app's
 ///   reducer, and the page shows them;
+/// - show the state after an action whose state was not sent: the app computes it again from the
+///   actions it holds, as for a jump, without changing the store;
 /// - dispatch an action typed as JSON, which `registry` decodes.
 ///
 /// The reducer wrapper and the middleware work together; put the middleware last.
@@ -292,6 +294,7 @@ public final class LiveInspection<State: Sendable>: Sendable {
     case ("jump", let index?): dispatch?(LiveCommand.jump(index))
     case ("resume", _): dispatch?(LiveCommand.resume)
     case ("skip", let index?): dispatch?(LiveCommand.skip(index))
+    case ("state", let index?): sendState(after: index)
     case ("dispatch", _):
       guard case .string(let type)? = object["type"] else {
         return sendError("dispatch needs the action's type")
@@ -404,6 +407,31 @@ public final class LiveInspection<State: Sendable>: Sendable {
       // The recording's own tracker no longer knows the store's state: the next one is whole.
       encoder.startOver()
       return [.object(["rewrite": .object(object)])]
+    }
+  }
+
+  /// Sends the state after the action with `index`, computed again from the held actions, for a
+  /// step whose state was not sent; the store is not involved.
+  private func sendState(after index: Int) {
+    guard let reducer = reducerBox.withLock({ $0 }) else {
+      return sendError("the store's reducer is not wrapped with LiveInspection.reducer(_:)")
+    }
+    let (state, limit) = core.withLock { core -> (State??, Int) in
+      guard !core.history.isBroken, let position = core.history.position(of: index) else {
+        return (nil, core.history.limit)
+      }
+      return (.some(core.history.state(afterPosition: position, reducer: reducer)), 0)
+    }
+    guard let state else {
+      return sendError(
+        "the app no longer holds action \(index) (it keeps the last \(limit)), so it cannot "
+          + "compute the state after it")
+    }
+    stream.enqueue { encoder in
+      guard var tracker = encoder.freshTracker(), let state else { return [] }
+      var object: [String: JSONValue] = ["index": .integer(Int64(index))]
+      tracker.track(state).write(into: &object)
+      return [.object(["stateAfter": .object(object)])]
     }
   }
 
