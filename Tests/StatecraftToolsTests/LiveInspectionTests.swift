@@ -126,6 +126,7 @@ import Testing
     live.close()
   }
 
+  // T3 (Docs/ConcurrencyModel.md), end to end.
   @Test func thePageJumpsTheStorePausesItsActionsAndResumes() throws {
     let inspector = try Inspector()
     let live = try LiveInspection<[Int]>(url: inspector.url, registry: Self.registry)

@@ -144,6 +144,7 @@ import Testing
     #expect(report.problems.isEmpty)
   }
 
+  // T1 (Docs/ConcurrencyModel.md).
   @Test func aSlowWriterDropsStatesAndActionsButNeverBlocksOrGrows() throws {
     let sink = Sink(gated: true)
     let limits = RecordingLimits(maximumPendingActions: 1_000, maximumPendingStates: 16)

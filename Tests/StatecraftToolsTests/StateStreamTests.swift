@@ -43,6 +43,7 @@ import Testing
     stream.close()
   }
 
+  // T2 (Docs/ConcurrencyModel.md).
   @Test func theLastActionGetsTheStoresStateOnceNoDispatchIsUnderWay() {
     let (stream, bytes) = stream()
     let store = Locked<[Int]>([1, 2])
@@ -61,6 +62,7 @@ import Testing
     stream.close()
   }
 
+  // T2 (Docs/ConcurrencyModel.md).
   @Test func aStateReadWhileADispatchStartsIsNotTakenForTheOlderAction() {
     let (stream, bytes) = stream()
     let store = Locked<[Int]>([1, 2])
@@ -93,6 +95,7 @@ import Testing
     stream.close()
   }
 
+  // T3 (Docs/ConcurrencyModel.md).
   @Test func noStateIsReadWhileTheStoreShowsAnotherThanThePresent() {
     let (stream, bytes) = stream()
     // The reader says the store is not at the present (a live store moved back in time).

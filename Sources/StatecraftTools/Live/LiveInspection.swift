@@ -19,7 +19,7 @@ import Statecraft
 ///
 /// Run the app with `STATECRAFT_INSPECTOR` set to the address `inspect --live` prints
 /// (`http://127.0.0.1:PORT/?token=…`), which is also the page to open. The connection is made
-/// when the inspection is created; without an inspector there, ``fromEnvironment(registry:redacting:limits:historyLimit:)``
+/// when the inspection is created; without an inspector there, ``fromEnvironment(registry:redacting:limits:historyLimit:stateInterval:)``
 /// prints why and returns `nil`, and the app runs as usual.
 ///
 /// Streaming uses the recorder's machinery: a dispatch hands the action, and the new state when
