@@ -246,9 +246,29 @@ wait_for("the page's last state without eggs",
          lambda: "eggs" not in driver.find_element(By.ID, "state").text)
 shot(driver, "live-4-skipped.png")
 expect(body(driver, "pwned") is None, "markup from the app ran in the page")
+print("time travel: jump, wait while paused, typed dispatch, resume and skip reach the app")
+
+# 5b. The inspector goes away and comes back on the same port with the same token: the app
+# connects again, and the page shows what it dispatches next, with the whole state.
+inspector.terminate()
+inspector.wait(timeout=10)
+inspector = subprocess.Popen([inspect_bin, "--live", "--port", str(port), "--token", token],
+                             stdout=subprocess.PIPE, text=True)
+processes.append(inspector)
+expect(token in inspector.stdout.readline(), "the inspector did not take the token it was given")
+driver.get(url)
+wait_for("the page's event stream", lambda: body(driver, "liveConnected") == "true")
+wait_for("the app connected again",
+         lambda: driver.find_element(By.ID, "live-status").text == "app running", 30)
+app.type("add back")
+wait_for("the action after connecting again", lambda: body(driver, "liveCount") == "1")
+driver.execute_script("select(count, true)")
+wait_for("the whole state after connecting again",
+         lambda: "back" in driver.find_element(By.ID, "state").text
+         and "milk" in driver.find_element(By.ID, "state").text)
 app.type("q")
 app.process.wait(timeout=20)
-print("time travel: jump, wait while paused, typed dispatch, resume and skip reach the app")
+print("the app connects again to an inspector started again with the same port and token")
 
 # 6. At 1,000 dispatches a second: the page's delay behind the app, and the app's dispatch
 # time with and without live inspection, in one run of the app.

@@ -37,11 +37,16 @@ import Testing
     private let listener: Int32
     private let connection = Locked<Int32>(-1)
     private let received = Locked<[String]>([])
+    private let isStopped = Locked(false)
 
-    init(status: String = "101 Switching Protocols") throws {
+    /// Listens on `port`, or on a free one when it is 0.
+    init(status: String = "101 Switching Protocols", port: UInt16 = 0) throws {
       let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      var one: Int32 = 1
+      _ = setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(4))
       var address = sockaddr_in()
       address.sin_family = sa_family_t(AF_INET)
+      address.sin_port = port.bigEndian
       address.sin_addr.s_addr = inet_addr("127.0.0.1")
       let bound = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -55,7 +60,7 @@ import Testing
           getsockname(listener, $0, &length)
         }
       }
-      port = UInt16(bigEndian: address.sin_port)
+      self.port = UInt16(bigEndian: address.sin_port)
       self.listener = listener
       let thread = Thread { [self, listener, status] in
         let client = accept(listener, nil, nil)
@@ -84,8 +89,21 @@ import Testing
     }
 
     deinit {
+      stop()
+    }
+
+    /// Goes away: closes the app's connection and stops listening.
+    func stop() {
+      let wasStopped = isStopped.withLock { isStopped in
+        defer { isStopped = true }
+        return isStopped
+      }
+      guard !wasStopped else { return }
+      let descriptor = connection.withLock { $0 }
+      if descriptor >= 0 { _ = shutdown(descriptor, Int32(SHUT_RDWR)) }
+      _ = shutdown(listener, Int32(SHUT_RDWR))
       _ = close(listener)
-      _ = close(connection.withLock { $0 })
+      if descriptor >= 0 { _ = close(descriptor) }
     }
 
     var lines: [String] { received.withLock { $0 } }
@@ -213,6 +231,39 @@ import Testing
       #expect(
         report.state(afterStep: step)?.state == .array((1..<step).map { .integer(Int64($0)) }))
     }
+    live.close()
+  }
+
+  @Test func theAppConnectsAgainWhenTheInspectorComesBackAndKeepsItsHistory() throws {
+    let first = try Inspector()
+    let live = try LiveInspection<[Int]>(
+      url: first.url, registry: Self.registry, stateInterval: .zero,
+      reconnectInterval: .milliseconds(20))
+    let store = Store(
+      reducer: live.reducer(Self.reducer), state: nil, middleware: [live.middleware()])
+    store.dispatch(Step.add(1))
+    live.flush()
+    #expect(eventually { first.lines.count >= 3 })
+    first.stop()
+    // Dispatched while no inspector listens: sent nowhere, kept in the app's history.
+    store.dispatch(Step.add(2))
+    let second = try Inspector(port: first.port)
+    // Connected again: the stream starts over with its header.
+    #expect(eventually { second.lines.first?.contains(RecordingFormat.name) == true })
+    store.dispatch(Step.add(3))
+    live.flush()
+    #expect(eventually { second.lines.count >= 2 })
+    let recording = Recording(data: Data(second.lines.joined(separator: "\n").utf8))
+    #expect(recording.header?.stateType == String(reflecting: [Int].self))
+    #expect(recording.entries.map(\.index) == [3])
+    // The first state after connecting again is whole.
+    #expect(
+      recording.entries.first?.state == .snapshot(.array([1, 2, 3].map { .integer($0) })))
+    // The page can move the app to an action sent before the inspector went away.
+    second.send(#"{"command":"jump","index":1}"#)
+    #expect(eventually { store.state == [1] && live.isPaused })
+    second.send(#"{"command":"resume"}"#)
+    #expect(eventually { store.state == [1, 2, 3] && !live.isPaused })
     live.close()
   }
 

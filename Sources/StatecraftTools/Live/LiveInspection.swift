@@ -19,7 +19,7 @@ import Statecraft
 ///
 /// Run the app with `STATECRAFT_INSPECTOR` set to the address `inspect --live` prints
 /// (`http://127.0.0.1:PORT/?token=…`), which is also the page to open. The connection is made
-/// when the inspection is created; without an inspector there, ``fromEnvironment(registry:redacting:limits:historyLimit:stateInterval:)``
+/// when the inspection is created; without an inspector there, ``fromEnvironment(registry:redacting:limits:historyLimit:stateInterval:reconnectInterval:)``
 /// prints why and returns `nil`, and the app runs as usual.
 ///
 /// Streaming uses the recorder's machinery: a dispatch hands the action, and the new state when
@@ -40,23 +40,25 @@ import Statecraft
 ///   actions it holds, as for a jump, without changing the store;
 /// - dispatch an action typed as JSON, which `registry` decodes.
 ///
+/// If the inspector goes away, the app keeps its history and tries to connect again every
+/// `reconnectInterval`; an inspector started again with the same port and token gets the stream
+/// from then on, starting with the whole state.
+///
 /// The reducer wrapper and the middleware work together; put the middleware last.
 ///
 /// > Important: The inspector receives the app's states and actions (minus what `redacting`
 /// > names) and can change the app's state: it listens on 127.0.0.1 unless told otherwise and
 /// > accepts only clients that present the token it printed.
 public final class LiveInspection<State: Sendable>: Sendable {
-  private let socket: LiveSocket
+  private let link: LiveLink
   private let stream: StateStream<State>
   private let registry: ActionRegistry
   private let core: Locked<Core>
-  /// What every dispatch reads, in one allocation: whether the connection is up (cleared when
-  /// it breaks: the middleware then only passes actions on), whether the page moved the store
-  /// back in time, and whether the store's first action went by.
-  private let words = AtomicWords(count: 3)
-  private var isConnected: AtomicWord<Bool> { words[0] }
-  private var isPausedFlag: AtomicWord<Bool> { words[1] }
-  private var hasSeenFirstAction: AtomicWord<Bool> { words[2] }
+  /// What every dispatch reads, in one allocation: whether the page moved the store back in
+  /// time, and whether the store's first action went by.
+  private let words = AtomicWords(count: 2)
+  private var isPausedFlag: AtomicWord<Bool> { words[0] }
+  private var hasSeenFirstAction: AtomicWord<Bool> { words[1] }
   private let reducerBox = Locked<Reducer<State>?>(nil)
 
   private struct Core: Sendable {
@@ -81,14 +83,16 @@ public final class LiveInspection<State: Sendable>: Sendable {
   ///   - historyLimit: How many of the last actions the app keeps to move back in time.
   ///   - stateInterval: The shortest time between two states sent while the app dispatches
   ///     faster; `.zero` sends every state.
+  ///   - reconnectInterval: How often to try again to connect once the inspector went away;
+  ///     `.zero` not to try.
   /// - Throws: An error that says why, if the address is not an inspector's or nothing listens
   ///   there, or the inspector refuses the token.
   /// - Complexity: O(1), a connection, and two threads (one sends, one receives the page's
-  ///   commands).
+  ///   commands and connects again).
   public init(
     url: URL, registry: ActionRegistry, redacting: (@Sendable (_ path: String) -> Bool)? = nil,
     limits: RecordingLimits = RecordingLimits(), historyLimit: Int = 10_000,
-    stateInterval: Interval = .milliseconds(16)
+    stateInterval: Interval = .milliseconds(16), reconnectInterval: Interval = .seconds(1)
   ) throws {
     guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
       components.scheme == "http", let host = components.host,
@@ -97,10 +101,11 @@ public final class LiveInspection<State: Sendable>: Sendable {
       throw LiveSocket.Failure(
         "\(url) is not a live inspector's address (http://HOST:PORT/?token=TOKEN)")
     }
-    let socket = try LiveSocket.connect(
-      host: host, port: UInt16(components.port ?? 80), token: token)
-    self.socket = socket
-    words[0].store(true, ordering: .relaxed)
+    let link = LiveLink(
+      host: host, port: UInt16(components.port ?? 80), token: token,
+      reconnectInterval: reconnectInterval)
+    let socket = try link.connect()
+    self.link = link
     self.registry = registry
     let core = Locked(Core(history: LiveHistory(limit: historyLimit)))
     self.core = core
@@ -120,15 +125,16 @@ public final class LiveInspection<State: Sendable>: Sendable {
           }
         }
       },
-      sink: { bytes in try socket.send(bytes) },
-      onError: { [words] error in
-        if words[0].exchange(false, ordering: .acquiringAndReleasing) {
-          print("LiveInspection: \(error.localizedDescription); live inspection stopped")
-          socket.close()
-        }
-      })
-    let thread = Thread { [weak self] in
-      socket.readLines { line in self?.receive(line) }
+      sink: { bytes in try link.send(bytes) },
+      // The reading thread sees the connection end, and connects again.
+      onError: { _ in link.dropConnection() })
+    let thread = Thread { [weak self, link, stream] in
+      var socket: LiveSocket? = socket
+      while let connected = socket {
+        connected.readLines { line in self?.receive(line) }
+        link.dropConnection()
+        socket = link.reconnect { connect in stream.restart(connect) }
+      }
     }
     thread.name = "Statecraft live inspection"
     thread.start()
@@ -143,13 +149,16 @@ public final class LiveInspection<State: Sendable>: Sendable {
   ///   - historyLimit: How many of the last actions the app keeps to move back in time.
   ///   - stateInterval: The shortest time between two states sent while the app dispatches
   ///     faster; `.zero` sends every state.
+  ///   - reconnectInterval: How often to try again to connect once the inspector went away;
+  ///     `.zero` not to try.
   /// - Returns: The inspection, or `nil` when the variable is not set, or the connection failed
   ///   (the reason is printed).
-  /// - Complexity: As ``init(url:registry:redacting:limits:historyLimit:stateInterval:)``.
+  /// - Complexity: As
+  ///   ``init(url:registry:redacting:limits:historyLimit:stateInterval:reconnectInterval:)``.
   public static func fromEnvironment(
     registry: ActionRegistry, redacting: (@Sendable (_ path: String) -> Bool)? = nil,
     limits: RecordingLimits = RecordingLimits(), historyLimit: Int = 10_000,
-    stateInterval: Interval = .milliseconds(16)
+    stateInterval: Interval = .milliseconds(16), reconnectInterval: Interval = .seconds(1)
   ) -> LiveInspection? {
     guard let address = ProcessInfo.processInfo.environment["STATECRAFT_INSPECTOR"],
       !address.isEmpty
@@ -160,7 +169,8 @@ public final class LiveInspection<State: Sendable>: Sendable {
       }
       return try LiveInspection(
         url: url, registry: registry, redacting: redacting, limits: limits,
-        historyLimit: historyLimit, stateInterval: stateInterval)
+        historyLimit: historyLimit, stateInterval: stateInterval,
+        reconnectInterval: reconnectInterval)
     } catch {
       print("LiveInspection: \(error.localizedDescription); running without it")
       return nil
@@ -171,12 +181,12 @@ public final class LiveInspection<State: Sendable>: Sendable {
     close()
   }
 
-  /// Ends the connection; the store keeps running as it is.
+  /// Ends the connection, and stops connecting again; the store keeps running as it is.
   ///
   /// - Complexity: Sending what is pending.
   public func close() {
     stream.close()
-    socket.close()
+    link.close()
   }
 
   /// Waits until everything dispatched before the call was sent to the inspector.
@@ -238,7 +248,7 @@ public final class LiveInspection<State: Sendable>: Sendable {
       // The state after the newest action, once the store is quiet; not while the store shows
       // an earlier state.
       stream.readStateWhenQuiet { [words] in
-        words[1].load(ordering: .acquiring) ? nil : getState()
+        words[0].load(ordering: .acquiring) ? nil : getState()
       }
       let commandType = ObjectIdentifier(LiveCommand.self)
       return { next in
@@ -250,7 +260,6 @@ public final class LiveInspection<State: Sendable>: Sendable {
             stream.endDispatch()
             return
           }
-          guard isConnected.load(ordering: .relaxed) else { return next(action) }
           if isPausedFlag.load(ordering: .acquiring), holdWhilePaused(action) { return }
           let before =
             !hasSeenFirstAction.load(ordering: .relaxed)

@@ -42,6 +42,7 @@ package final class StateStream<State: Sendable>: Sendable {
   private let observer: Observer?
   private let sink: Sink
   private let onError: @Sendable (any Error) -> Void
+  private let header: RecordingFormat.Header
   /// The shortest time between two states taken, in nanoseconds; 0 to take every state.
   private let stateInterval: UInt64
   /// What every dispatch of a stream with a state interval reads, in one allocation: the
@@ -81,6 +82,7 @@ package final class StateStream<State: Sendable>: Sendable {
     self.observer = observer
     self.sink = sink
     self.onError = onError
+    self.header = header
     do {
       try sink(Array((header.json.jsonText() + "\n").utf8))
     } catch {
@@ -209,6 +211,20 @@ package final class StateStream<State: Sendable>: Sendable {
   /// Writes `line` after the actions handed over before it.
   func enqueue(line: JSONValue) {
     append(.line(line))
+  }
+
+  /// Starts the stream over for a new reader, a live inspector that connected again.
+  ///
+  /// The lines handed over before go to the sink as it is; then `startSending` runs on the
+  /// writer's thread, the header is written, and the next state written is whole. The next
+  /// dispatch takes its state.
+  func restart(_ startSending: @escaping @Sendable () -> Void) {
+    nextStateTime.store(0, ordering: .relaxed)
+    enqueue { [header] encoder in
+      startSending()
+      encoder.startOver()
+      return [header.json]
+    }
   }
 
   /// Runs `job` on the writer's thread, after the actions handed over before it, and writes the
@@ -415,6 +431,11 @@ package final class StateStream<State: Sendable>: Sendable {
         line.write(to: &bytes, scriptSafe: false)
         bytes.append(UInt8(ascii: "\n"))
       case .job(let job):
+        // What came before goes to the sink as it was before the job, which may change it.
+        if !bytes.isEmpty {
+          send(bytes)
+          bytes = []
+        }
         for line in job(&encoder) {
           line.write(to: &bytes, scriptSafe: false)
           bytes.append(UInt8(ascii: "\n"))
@@ -428,6 +449,10 @@ package final class StateStream<State: Sendable>: Sendable {
       bytes.append(UInt8(ascii: "\n"))
     }
     buffer.withLock { $0.statistics.writtenActions += written }
+    if !bytes.isEmpty { send(bytes) }
+  }
+
+  private func send(_ bytes: [UInt8]) {
     do {
       try sink(bytes)
     } catch {
