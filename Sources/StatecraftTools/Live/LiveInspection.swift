@@ -135,6 +135,8 @@ public final class LiveInspection<State: Sendable>: Sendable {
         link.dropConnection()
         socket = link.reconnect { connect in stream.restart(connect) }
       }
+      // Closed, or not connecting again: nothing more is encoded.
+      stream.close()
     }
     thread.name = "Statecraft live inspection"
     thread.start()
