@@ -199,7 +199,7 @@ public final class LiveInspection<State: Sendable>: Sendable {
   }
 
   /// Whether the page has moved the store back in time, so that new actions wait.
-  /// - Complexity: O(1): a lock.
+  /// - Complexity: O(1): an atomic load.
   public var isPaused: Bool {
     isPausedFlag.load(ordering: .acquiring)
   }
