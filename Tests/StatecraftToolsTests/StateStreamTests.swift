@@ -67,14 +67,15 @@ import Testing
     let (stream, bytes) = stream()
     let store = Locked<[Int]>([1, 2])
     let reads = Locked(0)
-    stream.readStateWhenQuiet {
+    // Weak: the stream keeps the reader.
+    stream.readStateWhenQuiet { [weak stream] in
       // The first read races a dispatch of the next action: it commits [1, 2, 3] and hands the
       // action over before the read returns that state, which is not the one after action 2.
       let isFirst = reads.withLock { reads -> Bool in
         reads += 1
         return reads == 1
       }
-      if isFirst {
+      if isFirst, let stream {
         stream.beginDispatch()
         store.withLock { $0.append(3) }
         stream.enqueue(Step.add(3), state: nil)
