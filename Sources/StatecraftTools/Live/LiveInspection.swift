@@ -55,10 +55,15 @@ public final class LiveInspection<State: Sendable>: Sendable {
   private let registry: ActionRegistry
   private let core: Locked<Core>
   /// What every dispatch reads, in one allocation: whether the page moved the store back in
-  /// time, and whether the store's first action went by.
-  private let words = AtomicWords(count: 2)
+  /// time, whether the store's first action went by, how many of the page's commands were
+  /// dispatched and not yet carried out, and whether the reducer is to set the state (a load
+  /// each, where a dynamic type check of every action cost more).
+  @usableFromInline let words = AtomicWords(count: 4)
   private var isPausedFlag: AtomicWord<Bool> { words[0] }
   private var hasSeenFirstAction: AtomicWord<Bool> { words[1] }
+  private var commandsPending: AtomicWord<Int> { words[2] }
+  /// Set around the page's state replacement, which the reducer wrapper returns.
+  @usableFromInline static var isReplacing: Int { 3 }
   private let reducerBox = Locked<Reducer<State>?>(nil)
 
   private struct Core: Sendable {
@@ -214,11 +219,9 @@ public final class LiveInspection<State: Sendable>: Sendable {
   public func reducer(_ reducer: @escaping Reducer<State>) -> Reducer<State> {
     install(reducer)
     // Inlinable, so that this closure is compiled for the app's state: unspecialized, it looks
-    // up `State?`'s metadata on every action. A comparison of type identities is cheaper than a
-    // dynamic cast, which is in a function of its own.
-    let replacementType = ObjectIdentifier(LiveStateReplacement<State>.self)
-    return { action, state in
-      if ObjectIdentifier(type(of: action)) == replacementType {
+    // up `State?`'s metadata on every action. The replacement is in a function of its own.
+    return { [words] action, state in
+      if words[Self.isReplacing].load(ordering: .relaxed) as Bool {
         return Self.replacing(state, by: action, reducer)
       }
       return reducer(action, state)
@@ -252,11 +255,10 @@ public final class LiveInspection<State: Sendable>: Sendable {
       stream.readStateWhenQuiet { [words] in
         words[0].load(ordering: .acquiring) ? nil : getState()
       }
-      let commandType = ObjectIdentifier(LiveCommand.self)
       return { next in
         { [self] action in
-          if ObjectIdentifier(type(of: action)) == commandType, let command = action as? LiveCommand
-          {
+          if commandsPending.load(ordering: .relaxed) > 0, let command = action as? LiveCommand {
+            commandsPending.add(-1, ordering: .relaxed)
             stream.beginDispatch()
             perform(command, next: next, dispatch: dispatch, getState: getState)
             stream.endDispatch()
@@ -302,9 +304,9 @@ public final class LiveInspection<State: Sendable>: Sendable {
     let index = object["index"]?.integerValue
     let dispatch = core.withLock { $0.dispatch }
     switch (name, index) {
-    case ("jump", let index?): dispatch?(LiveCommand.jump(index))
-    case ("resume", _): dispatch?(LiveCommand.resume)
-    case ("skip", let index?): dispatch?(LiveCommand.skip(index))
+    case ("jump", let index?): send(.jump(index), to: dispatch)
+    case ("resume", _): send(.resume, to: dispatch)
+    case ("skip", let index?): send(.skip(index), to: dispatch)
     case ("state", let index?): sendState(after: index)
     case ("dispatch", _):
       guard case .string(let type)? = object["type"] else {
@@ -323,6 +325,14 @@ public final class LiveInspection<State: Sendable>: Sendable {
     default:
       sendError("unknown command \(name)")
     }
+  }
+
+  /// Dispatches `command`, for the middleware to carry out in the store's order; it looks for
+  /// commands only while some are pending.
+  private func send(_ command: LiveCommand, to dispatch: DispatchFunction?) {
+    guard let dispatch else { return }
+    commandsPending.add(1, ordering: .relaxed)
+    dispatch(command)
   }
 
   /// Carries out a command inside the store's turn, so that it is ordered with the app's actions.
@@ -387,7 +397,11 @@ public final class LiveInspection<State: Sendable>: Sendable {
       }
     }
     if let error { return sendError(error) }
-    if let replacement { next(LiveStateReplacement(state: replacement)) }
+    if let replacement {
+      words[Self.isReplacing].store(true, ordering: .relaxed)
+      next(LiveStateReplacement(state: replacement))
+      words[Self.isReplacing].store(false, ordering: .relaxed)
+    }
     if let rewrite {
       sendRewrite(rewrite.from, base: rewrite.base, entries: rewrite.entries, reducer)
     }
@@ -480,7 +494,6 @@ enum LiveCommand: Action, Equatable {
 }
 
 /// Sets the store's state: what the reducer wrapper returns instead of reducing.
-@usableFromInline
 struct LiveStateReplacement<State: Sendable>: Action {
   let state: State
 }
