@@ -118,24 +118,25 @@ import Testing
     }
   }
 
-  /// Waits up to 10 s for `condition`: the app and the stand-in run on their own threads.
-  private func eventually(_ condition: () -> Bool) -> Bool {
+  /// Waits up to 10 s for `condition`: the app and the stand-in run on their own threads. It
+  /// sleeps as a task, so that waiting holds no thread of the cooperative pool other tests need.
+  private func eventually(_ condition: () -> Bool) async -> Bool {
     let deadline = DispatchTime.now() + 10
     while DispatchTime.now() < deadline {
       if condition() { return true }
-      usleep(2_000)
+      try? await Task.sleep(nanoseconds: 2_000_000)
     }
     return condition()
   }
 
-  @Test func theAppStreamsItsActionsAndTheirStatesAsTheRecordingFormat() throws {
+  @Test func theAppStreamsItsActionsAndTheirStatesAsTheRecordingFormat() async throws {
     let inspector = try Inspector()
     let live = try LiveInspection<[Int]>(url: inspector.url, registry: Self.registry)
     let store = Store(
       reducer: live.reducer(Self.reducer), state: nil, middleware: [live.middleware()])
     for value in 1...3 { store.dispatch(Step.add(value)) }
     live.flush()
-    #expect(eventually { inspector.lines.count >= 5 })
+    #expect(await eventually { inspector.lines.count >= 5 })
     let recording = Recording(data: Data(inspector.lines.joined(separator: "\n").utf8))
     #expect(recording.header?.stateType == String(reflecting: [Int].self))
     #expect(recording.entries.count == 4)
@@ -145,7 +146,7 @@ import Testing
   }
 
   // T3 (Docs/ConcurrencyModel.md), end to end.
-  @Test func thePageJumpsTheStorePausesItsActionsAndResumes() throws {
+  @Test func thePageJumpsTheStorePausesItsActionsAndResumes() async throws {
     let inspector = try Inspector()
     let live = try LiveInspection<[Int]>(url: inspector.url, registry: Self.registry)
     let store = Store(
@@ -153,22 +154,22 @@ import Testing
     for value in 1...3 { store.dispatch(Step.add(value)) }
     live.flush()
     inspector.send(#"{"command":"jump","index":1}"#)
-    #expect(eventually { store.state == [1] && live.isPaused })
+    #expect(await eventually { store.state == [1] && live.isPaused })
     store.dispatch(Step.add(4))
     inspector.send(
       #"{"command":"dispatch","type":"\#(String(reflecting: Step.self))","payload":{"add":{"_0":5}}}"#
     )
-    #expect(eventually { inspector.lines.contains { $0.contains(#""waiting":2"#) } })
+    #expect(await eventually { inspector.lines.contains { $0.contains(#""waiting":2"#) } })
     #expect(store.state == [1])
     inspector.send(#"{"command":"resume"}"#)
-    #expect(eventually { store.state == [1, 2, 3, 4, 5] && !live.isPaused })
+    #expect(await eventually { store.state == [1, 2, 3, 4, 5] && !live.isPaused })
     live.flush()
     inspector.send(#"{"command":"skip","index":2}"#)
-    #expect(eventually { store.state == [1, 3, 4, 5] })
-    #expect(eventually { inspector.lines.contains { $0.hasPrefix(#"{"rewrite""#) } })
+    #expect(await eventually { store.state == [1, 3, 4, 5] })
+    #expect(await eventually { inspector.lines.contains { $0.hasPrefix(#"{"rewrite""#) } })
     inspector.send(#"{"command":"dispatch","type":"Unknown.Action","payload":{}}"#)
     #expect(
-      eventually {
+      await eventually {
         inspector.lines.contains {
           $0.contains("Unknown.Action is not in the app's ActionRegistry")
         }
@@ -176,7 +177,7 @@ import Testing
     live.close()
   }
 
-  @Test func aBurstSendsTheFirstStateAndTheLastAndOmitsTheStatesBetween() throws {
+  @Test func aBurstSendsTheFirstStateAndTheLastAndOmitsTheStatesBetween() async throws {
     let inspector = try Inspector()
     // No state is due again within the test: only the store's first state is taken as it is
     // dispatched, and the burst's last state is read from the store once it is quiet.
@@ -186,7 +187,7 @@ import Testing
       reducer: live.reducer(Self.reducer), state: nil, middleware: [live.middleware()])
     for value in 1...5 { store.dispatch(Step.add(value)) }
     live.flush()
-    #expect(eventually { inspector.lines.count >= 7 })
+    #expect(await eventually { inspector.lines.count >= 7 })
     let recording = Recording(data: Data(inspector.lines.joined(separator: "\n").utf8))
     let states = recording.entries.map(\.state)
     #expect(states.count == 6)
@@ -200,7 +201,7 @@ import Testing
     #expect(report.state(afterStep: 6)?.state == .array((1...5).map { .integer(Int64($0)) }))
     // The page asks for a state that was not sent: the app computes it from the actions it holds.
     inspector.send(#"{"command":"state","index":2}"#)
-    #expect(eventually { inspector.lines.contains { $0.hasPrefix(#"{"stateAfter""#) } })
+    #expect(await eventually { inspector.lines.contains { $0.hasPrefix(#"{"stateAfter""#) } })
     let line = try #require(inspector.lines.first { $0.hasPrefix(#"{"stateAfter""#) })
     #expect(
       try JSONValue.parse(Data(line.utf8))
@@ -211,11 +212,13 @@ import Testing
         ]))
     inspector.send(#"{"command":"state","index":99}"#)
     #expect(
-      eventually { inspector.lines.contains { $0.contains("the app no longer holds action 99") } })
+      await eventually {
+        inspector.lines.contains { $0.contains("the app no longer holds action 99") }
+      })
     live.close()
   }
 
-  @Test func aStateIntervalOfZeroSendsEveryState() throws {
+  @Test func aStateIntervalOfZeroSendsEveryState() async throws {
     let inspector = try Inspector()
     let live = try LiveInspection<[Int]>(
       url: inspector.url, registry: Self.registry, stateInterval: .zero)
@@ -223,7 +226,7 @@ import Testing
       reducer: live.reducer(Self.reducer), state: nil, middleware: [live.middleware()])
     for value in 1...5 { store.dispatch(Step.add(value)) }
     live.flush()
-    #expect(eventually { inspector.lines.count >= 7 })
+    #expect(await eventually { inspector.lines.count >= 7 })
     let recording = Recording(data: Data(inspector.lines.joined(separator: "\n").utf8))
     let report = SessionReport(recording: recording)
     #expect(recording.entries.count == 6)
@@ -234,7 +237,7 @@ import Testing
     live.close()
   }
 
-  @Test func theAppConnectsAgainWhenTheInspectorComesBackAndKeepsItsHistory() throws {
+  @Test func theAppConnectsAgainWhenTheInspectorComesBackAndKeepsItsHistory() async throws {
     let first = try Inspector()
     let live = try LiveInspection<[Int]>(
       url: first.url, registry: Self.registry, stateInterval: .zero,
@@ -243,16 +246,16 @@ import Testing
       reducer: live.reducer(Self.reducer), state: nil, middleware: [live.middleware()])
     store.dispatch(Step.add(1))
     live.flush()
-    #expect(eventually { first.lines.count >= 3 })
+    #expect(await eventually { first.lines.count >= 3 })
     first.stop()
     // Dispatched while no inspector listens: sent nowhere, kept in the app's history.
     store.dispatch(Step.add(2))
     let second = try Inspector(port: first.port)
     // Connected again: the stream starts over with its header.
-    #expect(eventually { second.lines.first?.contains(RecordingFormat.name) == true })
+    #expect(await eventually { second.lines.first?.contains(RecordingFormat.name) == true })
     store.dispatch(Step.add(3))
     live.flush()
-    #expect(eventually { second.lines.count >= 2 })
+    #expect(await eventually { second.lines.count >= 2 })
     let recording = Recording(data: Data(second.lines.joined(separator: "\n").utf8))
     #expect(recording.header?.stateType == String(reflecting: [Int].self))
     #expect(recording.entries.map(\.index) == [3])
@@ -261,9 +264,9 @@ import Testing
       recording.entries.first?.state == .snapshot(.array([1, 2, 3].map { .integer($0) })))
     // The page can move the app to an action sent before the inspector went away.
     second.send(#"{"command":"jump","index":1}"#)
-    #expect(eventually { store.state == [1] && live.isPaused })
+    #expect(await eventually { store.state == [1] && live.isPaused })
     second.send(#"{"command":"resume"}"#)
-    #expect(eventually { store.state == [1, 2, 3] && !live.isPaused })
+    #expect(await eventually { store.state == [1, 2, 3] && !live.isPaused })
     live.close()
   }
 
