@@ -118,6 +118,11 @@ import Testing
     }
   }
 
+  /// A store of `[Int]` that `live` inspects, as an app makes it.
+  static func store(inspectedBy live: LiveInspection<[Int]>) -> Store<[Int]> {
+    Store(reducer: live.reducer(reducer), state: nil, middleware: [live.middleware()])
+  }
+
   /// Waits up to 10 s for `condition`: the app and the stand-in run on their own threads. It
   /// sleeps as a task, so that waiting holds no thread of the cooperative pool other tests need.
   private func eventually(_ condition: () -> Bool) async -> Bool {
@@ -132,8 +137,7 @@ import Testing
   @Test func theAppStreamsItsActionsAndTheirStatesAsTheRecordingFormat() async throws {
     let inspector = try Inspector()
     let live = try LiveInspection<[Int]>(url: inspector.url, registry: Self.registry)
-    let store = Store(
-      reducer: live.reducer(Self.reducer), state: nil, middleware: [live.middleware()])
+    let store = Self.store(inspectedBy: live)
     for value in 1...3 { store.dispatch(Step.add(value)) }
     live.flush()
     #expect(await eventually { inspector.lines.count >= 5 })
@@ -149,8 +153,7 @@ import Testing
   @Test func thePageJumpsTheStorePausesItsActionsAndResumes() async throws {
     let inspector = try Inspector()
     let live = try LiveInspection<[Int]>(url: inspector.url, registry: Self.registry)
-    let store = Store(
-      reducer: live.reducer(Self.reducer), state: nil, middleware: [live.middleware()])
+    let store = Self.store(inspectedBy: live)
     for value in 1...3 { store.dispatch(Step.add(value)) }
     live.flush()
     inspector.send(#"{"command":"jump","index":1}"#)
@@ -183,8 +186,7 @@ import Testing
     // dispatched, and the burst's last state is read from the store once it is quiet.
     let live = try LiveInspection<[Int]>(
       url: inspector.url, registry: Self.registry, stateInterval: .seconds(3_600))
-    let store = Store(
-      reducer: live.reducer(Self.reducer), state: nil, middleware: [live.middleware()])
+    let store = Self.store(inspectedBy: live)
     for value in 1...5 { store.dispatch(Step.add(value)) }
     live.flush()
     #expect(await eventually { inspector.lines.count >= 7 })
@@ -222,8 +224,7 @@ import Testing
     let inspector = try Inspector()
     let live = try LiveInspection<[Int]>(
       url: inspector.url, registry: Self.registry, stateInterval: .zero)
-    let store = Store(
-      reducer: live.reducer(Self.reducer), state: nil, middleware: [live.middleware()])
+    let store = Self.store(inspectedBy: live)
     for value in 1...5 { store.dispatch(Step.add(value)) }
     live.flush()
     #expect(await eventually { inspector.lines.count >= 7 })
@@ -242,8 +243,7 @@ import Testing
     let live = try LiveInspection<[Int]>(
       url: first.url, registry: Self.registry, stateInterval: .zero,
       reconnectInterval: .milliseconds(20))
-    let store = Store(
-      reducer: live.reducer(Self.reducer), state: nil, middleware: [live.middleware()])
+    let store = Self.store(inspectedBy: live)
     store.dispatch(Step.add(1))
     live.flush()
     #expect(await eventually { first.lines.count >= 3 })
