@@ -55,11 +55,11 @@ final class LiveLink: Sendable {
   func reconnect(
     restarting restart: (_ startSending: @escaping @Sendable () -> Void) -> Void
   ) -> LiveSocket? {
+    guard !connection.withLock({ $0.isClosed }) else { return nil }
     guard reconnectInterval > .zero else {
       print("LiveInspection: the inspector at \(host):\(port) went away; live inspection stopped")
       return nil
     }
-    guard !connection.withLock({ $0.isClosed }) else { return nil }
     print(
       "LiveInspection: the inspector at \(host):\(port) went away; trying again every "
         + "\(reconnectInterval) (start it again with the same --port and --token)")
