@@ -207,6 +207,26 @@ import Testing
     #expect(last.state == (try expectedJSON(store.state)))
   }
 
+  @Test func aStepWithoutItsStateAtACheckpointSaysWhichStateItShows() throws {
+    // 1,001 actions of a counter whose state is its action's offset; the state after the
+    // 1,000th, where the report puts its first checkpoint, was dropped.
+    var lines = [
+      #"{"format":"statecraft-recording","snapshotInterval":1000,"stateType":"Int","version":2}"#
+    ]
+    for offset in 0...1_000 {
+      let state =
+        offset == 0
+        ? #""state":0"#
+        : offset == 999 ? #""stateDropped":true"# : #""changes":[[2,[],\#(offset)]]"#
+      lines.append(#"{"index":\#(offset),"payload":null,\#(state),"time":0,"type":"T"}"#)
+    }
+    let report = SessionReport(recording: Recording(data: Data(lines.joined(separator: "\n").utf8)))
+    let atCheckpoint = try #require(report.state(afterStep: 1_000))
+    #expect(atCheckpoint.step == 999 && atCheckpoint.state == .integer(998))
+    let after = try #require(report.state(afterStep: 1_001))
+    #expect(after.step == 1_001 && after.state == .integer(1_000))
+  }
+
   @Test func redactedPathsAreNeverWrittenInStatesOrActions() throws {
     let sink = Sink()
     let recorder = ActionRecorder<Notebook>(

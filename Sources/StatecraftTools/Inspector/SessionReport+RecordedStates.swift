@@ -147,12 +147,14 @@ extension SessionReport {
     var base = (step: 0, state: initial)
     if let index = checkpoints.lastIndex(where: { $0.step <= step }) { base = checkpoints[index] }
     var state = base.state
-    var known = base.step
     for index in base.step..<step {
       guard let changes = steps[index].changes else { continue }
       for change in changes { state.apply(change) }
-      known = index + 1
     }
+    // The step whose state it is: a checkpoint holds the last state known before it, so the
+    // steps without a state are counted back from `step`, not from the checkpoint.
+    var known = step
+    while known > 0, steps[known - 1].changes == nil { known -= 1 }
     return (state, known)
   }
 
