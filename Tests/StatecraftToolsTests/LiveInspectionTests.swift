@@ -270,6 +270,50 @@ import Testing
     live.close()
   }
 
+  // T2 (Docs/ConcurrencyModel.md), with several dispatching threads.
+  @Test func statesSentWhileThreadsDispatchAreTheStatesAfterTheirActions() async throws {
+    let inspector = try Inspector()
+    // A short interval: many states are taken as actions are dispatched, and many are read by the
+    // writer once the store is quiet.
+    let live = try LiveInspection<[Int]>(
+      url: inspector.url, registry: Self.registry, stateInterval: .milliseconds(1))
+    let store = Self.store(inspectedBy: live)
+    await withTaskGroup(of: Void.self) { group in
+      for task in 0..<4 {
+        group.addTask {
+          for step in 0..<250 {
+            store.dispatch(Step.add(task * 1_000 + step))
+            // Quiet moments, in which the writer reads the store's state.
+            if step % 50 == 49 { try? await Task.sleep(nanoseconds: 3_000_000) }
+          }
+        }
+      }
+    }
+    live.flush()
+    #expect(await eventually { inspector.lines.count >= 1_002 })
+    let recording = Recording(data: Data(inspector.lines.joined(separator: "\n").utf8))
+    #expect(recording.entries.count == 1_001)
+    let report = SessionReport(recording: recording)
+    var expected: [JSONValue] = []
+    var checked = 0
+    var wrong: [Int] = []
+    for (offset, entry) in recording.entries.enumerated() {
+      if case .object(let payload)? = entry.payload, case .object(let add)? = payload["add"],
+        let value = add["_0"]
+      {
+        expected.append(value)
+      }
+      guard let (state, known) = report.state(afterStep: offset + 1), known == offset + 1 else {
+        continue
+      }
+      checked += 1
+      if state != .array(expected) { wrong.append(offset + 1) }
+    }
+    #expect(wrong.isEmpty, "the states after steps \(wrong.prefix(10)) are not theirs")
+    #expect(checked > 4, "only \(checked) states were sent")
+    live.close()
+  }
+
   @Test func anInspectorThatRefusesTheTokenIsAnErrorThatSaysSo() throws {
     let inspector = try Inspector(status: "403 Forbidden")
     #expect {
