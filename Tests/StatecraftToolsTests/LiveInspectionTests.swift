@@ -273,8 +273,8 @@ import Testing
   // T2 (Docs/ConcurrencyModel.md), with several dispatching threads.
   @Test func statesSentWhileThreadsDispatchAreTheStatesAfterTheirActions() async throws {
     let inspector = try Inspector()
-    // A short interval: many states are taken as actions are dispatched, and many are read by the
-    // writer once the store is quiet.
+    // A short interval: many states are taken as actions are dispatched, and others are read by
+    // the writer once the store is quiet.
     let live = try LiveInspection<[Int]>(
       url: inspector.url, registry: Self.registry, stateInterval: .milliseconds(1))
     let store = Self.store(inspectedBy: live)
@@ -283,8 +283,9 @@ import Testing
         group.addTask {
           for step in 0..<250 {
             store.dispatch(Step.add(task * 1_000 + step))
-            // Quiet moments, in which the writer reads the store's state.
-            if step % 50 == 49 { try? await Task.sleep(nanoseconds: 3_000_000) }
+            // A flush makes the writer read the store's state for its newest action as soon
+            // as no dispatch is under way, while the other tasks go on dispatching.
+            if step % 50 == 49 { live.flush() }
           }
         }
       }
