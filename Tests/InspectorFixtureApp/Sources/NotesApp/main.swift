@@ -8,9 +8,10 @@ import StatecraftTools
 // It prints the state as one line of JSON, `state: {...}`, each time it changes, which tests read.
 //   --record FILE        records the session
 //   STATECRAFT_INSPECTOR streams it to `inspect --live`, which can move it back in time
-//   --bench RATE COUNT   dispatches COUNT actions at RATE a second into three stores, alternating:
+//   --bench RATE COUNT   dispatches COUNT actions at RATE a second into four stores, alternating:
 //                        one without middleware, one with a middleware that passes actions on,
-//                        and this one; prints the time each dispatch took
+//                        one whose middleware keeps each action (the least a recorder that can
+//                        move back in time does), and this one; prints the time each took
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 func value(after flag: String, offset: Int = 1) -> String? {
@@ -35,6 +36,25 @@ func json(_ state: Notebook) -> String {
   let encoder = JSONEncoder()
   encoder.outputFormatting = .sortedKeys
   return (try? encoder.encode(state)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+}
+
+/// Keeps the last `limit` actions, overwriting the oldest: what a store's middleware must do at
+/// least to let a tool move the store back in time.
+final class KeptActions: @unchecked Sendable {
+  private let lock = NSLock()
+  private var actions: [(any Action)?]
+  private var next = 0
+
+  init(limit: Int) {
+    actions = Array(repeating: nil, count: limit)
+  }
+
+  func keep(_ action: any Action) {
+    lock.lock()
+    actions[next] = action
+    next = next + 1 == actions.count ? 0 : next + 1
+    lock.unlock()
+  }
 }
 
 func finish() -> Never {
@@ -65,23 +85,36 @@ if let rate = value(after: "--bench").flatMap(Int.init),
   let count = value(after: "--bench", offset: 2).flatMap(Int.init)
 {
   // The same paced loop into a store without middleware, one whose middleware only passes
-  // actions on (what any middleware costs), and this one, alternating in blocks of 500, so that
-  // all see the same machine.
+  // actions on (what any middleware costs), one whose middleware keeps the last 10,000 actions
+  // under a lock (the least any recorder that can move back in time does on a dispatch), and
+  // this one, alternating in blocks of 500, so that all see the same machine.
   let plain = Store<Notebook>(reducer: notesReducer, state: nil)
   let passing = Store<Notebook>(
     reducer: notesReducer, state: nil, middleware: [{ _, _ in { next in { next($0) } } }])
+  let kept = KeptActions(limit: 10_000)
+  let keeping = Store<Notebook>(
+    reducer: notesReducer, state: nil,
+    middleware: [
+      { _, _ in
+        { next in
+          {
+            next($0)
+            kept.keep($0)
+          }
+        }
+      }
+    ])
+  let stores = [plain, passing, keeping, store]
   for index in 0..<100 {
-    for target in [plain, passing, store] { target.dispatch(NoteAction.add("note \(index)")) }
+    for target in stores { target.dispatch(NoteAction.add("note \(index)")) }
   }
-  var without: [UInt64] = []
-  var withMiddleware: [UInt64] = []
-  var with: [UInt64] = []
+  var times = Array(repeating: [UInt64](), count: stores.count)
   var done = 0
   while done < count {
     let block = min(500, count - done)
-    without += paced(plain, rate: rate, count: block, from: done)
-    withMiddleware += paced(passing, rate: rate, count: block, from: done)
-    with += paced(store, rate: rate, count: block, from: done)
+    for (position, target) in stores.enumerated() {
+      times[position] += paced(target, rate: rate, count: block, from: done)
+    }
     done += block
   }
   live?.flush()
@@ -94,12 +127,14 @@ if let rate = value(after: "--bench").flatMap(Int.init),
     String(format: "%.2f", Double(times.reduce(0, +)) / Double(max(1, baseline.reduce(0, +))))
   }
   print("bench: \(count) dispatches at \(rate)/s into each store")
-  print("bench: without middleware:       \(summary(without))")
-  print("bench: with a passing middleware: \(summary(withMiddleware))")
-  print("bench: with live inspection:     \(summary(with))")
+  print("bench: without middleware:        \(summary(times[0]))")
+  print("bench: with a passing middleware:  \(summary(times[1]))")
+  print("bench: with one keeping actions:   \(summary(times[2]))")
+  print("bench: with live inspection:       \(summary(times[3]))")
   print(
-    "bench: mean ratio \(ratio(with, to: without)) to the store without middleware, "
-      + "\(ratio(with, to: withMiddleware)) to the store with one")
+    "bench: mean ratio to the store without middleware: passing \(ratio(times[1], to: times[0])), "
+      + "keeping \(ratio(times[2], to: times[0])), live \(ratio(times[3], to: times[0])); "
+      + "live to keeping \(ratio(times[3], to: times[2]))")
   finish()
 }
 
