@@ -24,6 +24,26 @@ import Testing
     return state
   }
 
+  /// Counts how often it is encoded, which is what the app spends on the inspector.
+  struct Counted: Action, Codable, Equatable {
+    static let encodings = Locked(0)
+    let value: Int
+
+    init(_ value: Int) {
+      self.value = value
+    }
+
+    init(from decoder: any Decoder) throws {
+      value = try decoder.singleValueContainer().decode(Int.self)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+      Self.encodings.withLock { $0 += 1 }
+      var container = encoder.singleValueContainer()
+      try container.encode(value)
+    }
+  }
+
   static var registry: ActionRegistry {
     var registry = ActionRegistry()
     registry.register(Step.self)
@@ -268,6 +288,37 @@ import Testing
     second.send(#"{"command":"resume"}"#)
     #expect(await eventually { store.state == [1, 2, 3] && !live.isPaused })
     live.close()
+  }
+
+  @Test func whileTheInspectorIsAwayTheAppKeepsItsHistoryAndEncodesNothing() async throws {
+    let first = try Inspector()
+    var registry = Self.registry
+    registry.register(Counted.self)
+    let live = try LiveInspection<[Int]>(
+      url: first.url, registry: registry, stateInterval: .zero,
+      reconnectInterval: .milliseconds(20))
+    let store = Self.store(inspectedBy: live)
+    store.dispatch(Counted(1))
+    live.flush()
+    #expect(Counted.encodings.withLock { $0 } == 1)
+    #expect(live.isConnected)
+    first.stop()
+    #expect(await eventually { !live.isConnected })
+    for value in 2...101 { store.dispatch(Counted(value)) }
+    store.dispatch(Step.add(7))
+    live.flush()
+    #expect(Counted.encodings.withLock { $0 } == 1)
+    let second = try Inspector(port: first.port)
+    #expect(await eventually { live.isConnected })
+    store.dispatch(Counted(102))
+    live.flush()
+    #expect(await eventually { second.lines.contains { $0.contains(#""index":103"#) } })
+    #expect(Counted.encodings.withLock { $0 } == 2)
+    // The actions dispatched while it was away are in the history the page moves through.
+    second.send(#"{"command":"jump","index":102}"#)
+    #expect(await eventually { store.state == [7] && live.isPaused })
+    live.close()
+    #expect(!live.isConnected)
   }
 
   // T2 (Docs/ConcurrencyModel.md), with several dispatching threads.

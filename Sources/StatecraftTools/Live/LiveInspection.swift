@@ -40,9 +40,10 @@ import Statecraft
 ///   actions it holds, as for a jump, without changing the store;
 /// - dispatch an action typed as JSON, which `registry` decodes.
 ///
-/// If the inspector goes away, the app keeps its history and tries to connect again every
-/// `reconnectInterval`; an inspector started again with the same port and token gets the stream
-/// from then on, starting with the whole state.
+/// If the inspector goes away, the app keeps its history, encodes nothing for it
+/// (``isConnected`` is `false`), and tries to connect again every `reconnectInterval`; an
+/// inspector started again with the same port and token gets the stream from then on, starting
+/// with the whole state.
 ///
 /// The reducer wrapper and the middleware work together; put the middleware last.
 ///
@@ -131,6 +132,7 @@ public final class LiveInspection<State: Sendable>: Sendable {
         }
       },
       sink: { bytes in try link.send(bytes) },
+      isSinkReceiving: { link.isSending },
       // The reading thread sees the connection end, and connects again.
       onError: { _ in link.dropConnection() })
     let thread = Thread { [weak self, link, stream] in
@@ -201,6 +203,15 @@ public final class LiveInspection<State: Sendable>: Sendable {
   /// - Complexity: The writer's work on what is pending.
   public func flush() {
     stream.flush()
+  }
+
+  /// Whether an inspector receives the app's actions now: `false` from when the connection
+  /// ends until the app connects again (the app keeps its history meanwhile, and encodes
+  /// nothing for the inspector).
+  ///
+  /// - Complexity: O(1): a lock.
+  public var isConnected: Bool {
+    link.isSending
   }
 
   /// Whether the page has moved the store back in time, so that new actions wait.

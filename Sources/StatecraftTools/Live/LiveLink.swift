@@ -29,6 +29,11 @@ final class LiveLink: Sendable {
     return socket
   }
 
+  /// Whether lines go to an inspector: one is connected and the stream started over for it.
+  var isSending: Bool {
+    connection.withLock { $0.isSending }
+  }
+
   /// Sends `bytes` to the inspector, if one is connected and the stream started over for it.
   func send(_ bytes: [UInt8]) throws {
     let socket = connection.withLock { $0.isSending ? $0.socket : nil }

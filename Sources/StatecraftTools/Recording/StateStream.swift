@@ -41,6 +41,8 @@ package final class StateStream<State: Sendable>: Sendable {
   private let pollNanoseconds: Int
   private let observer: Observer?
   private let sink: Sink
+  /// Whether the sink takes lines now; while it does not, the writer encodes nothing.
+  private let isSinkReceiving: @Sendable () -> Bool
   private let onError: @Sendable (any Error) -> Void
   private let header: RecordingFormat.Header
   /// The shortest time between two states taken, in nanoseconds; 0 to take every state.
@@ -68,12 +70,16 @@ package final class StateStream<State: Sendable>: Sendable {
   ///     `.zero` for every state.
   ///   - observer: Sees each action and gap on the writer's thread, before it is written.
   ///   - sink: Receives the lines.
+  ///   - isSinkReceiving: Whether the sink takes lines now (a live inspector is connected):
+  ///     while it does not, the observer still sees each action, and nothing is encoded. Asked
+  ///     before each batch and after each job.
   ///   - onError: Receives the sink's errors.
   init(
     header: RecordingFormat.Header, registry: ActionRegistry, encoder: StateEncoderFactory?,
     limits: RecordingLimits, redacting: (@Sendable (String) -> Bool)?, pollInterval: Double,
     stateInterval: Interval = .zero, observer: Observer? = nil,
-    sink: @escaping Sink, onError: @escaping @Sendable (any Error) -> Void
+    sink: @escaping Sink, isSinkReceiving: @escaping @Sendable () -> Bool = { true },
+    onError: @escaping @Sendable (any Error) -> Void
   ) {
     self.limits = limits
     tracksStates = encoder != nil
@@ -81,6 +87,7 @@ package final class StateStream<State: Sendable>: Sendable {
     self.stateInterval = encoder == nil ? 0 : stateInterval.nanoseconds
     self.observer = observer
     self.sink = sink
+    self.isSinkReceiving = isSinkReceiving
     self.onError = onError
     self.header = header
     do {
@@ -412,6 +419,7 @@ package final class StateStream<State: Sendable>: Sendable {
   private func write(_ items: [StreamItem], _ gap: StreamGap?, _ encoder: inout LineEncoder) {
     var bytes: [UInt8] = []
     var written = 0
+    var isReceiving = isSinkReceiving()
     for item in items {
       switch item {
       case .action(let entry):
@@ -419,6 +427,9 @@ package final class StateStream<State: Sendable>: Sendable {
           .action(
             index: entry.index, action: entry.action, state: entry.state as? State,
             before: entry.before as? State))
+        written += 1
+        // Nobody to read it: a restart makes the next state written whole.
+        guard isReceiving else { continue }
         let time = Double(entry.time - start) / 1e9
         encoder.encode(
           index: entry.index, time: time, action: entry.action, state: entry.state,
@@ -426,8 +437,8 @@ package final class StateStream<State: Sendable>: Sendable {
           missingState: !tracksStates ? nil : entry.isStateOmitted ? .omitted : .dropped
         ).write(to: &bytes, scriptSafe: false)
         bytes.append(UInt8(ascii: "\n"))
-        written += 1
       case .line(let line):
+        guard isReceiving else { continue }
         line.write(to: &bytes, scriptSafe: false)
         bytes.append(UInt8(ascii: "\n"))
       case .job(let job):
@@ -440,10 +451,13 @@ package final class StateStream<State: Sendable>: Sendable {
           line.write(to: &bytes, scriptSafe: false)
           bytes.append(UInt8(ascii: "\n"))
         }
+        isReceiving = isSinkReceiving()
       }
     }
     if let gap {
       observer?(.gap(from: gap.from, count: gap.count, state: gap.state as? State))
+    }
+    if let gap, isReceiving {
       encoder.encodeGap(from: gap.from, count: gap.count, state: gap.state)
         .write(to: &bytes, scriptSafe: false)
       bytes.append(UInt8(ascii: "\n"))
