@@ -18,9 +18,11 @@
 ///
 /// The store hands over its only reference to the state (the parameter is `consuming`), so a
 /// reducer closure that makes a mutable copy and changes one element of a large array does not
-/// copy the array. A named function with a borrowed parameter, like the one above, keeps the
-/// caller's reference alive while it runs; for large states declare the parameter `consuming`
-/// and unwrap it with `(consume state)!`, or use an ``InPlaceReducer``.
+/// copy the array in optimized builds. In debug builds, only a closure that writes its
+/// parameter's type out moves it: `{ (action: any Action, state: consuming AppState?) -> AppState in … }`.
+/// A named function with a borrowed parameter, like the one above, keeps the caller's reference
+/// alive while it runs; for large states declare the parameter `consuming` and unwrap it with
+/// `(consume state)!`, or use an ``InPlaceReducer``.
 @preconcurrency public typealias Reducer<State> =
   @Sendable (_ action: any Action, _ state: consuming State?) ->
   State

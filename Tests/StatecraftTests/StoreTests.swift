@@ -64,6 +64,20 @@ import Testing
     #expect(store.state.uniqueness == [true, true])
   }
 
+  // Tests build without optimization: what `Reducer`'s documentation says of debug builds.
+  @Test func aReducerClosureThatWritesOutItsConsumingParameterReceivesTheOnlyCopy() {
+    let store = Store<Holder>(
+      reducer: { (action: any Action, state: consuming Holder?) -> Holder in
+        var state = state ?? Holder()
+        state.uniqueness.append(isKnownUniquelyReferenced(&state.buffer))
+        return state
+      },
+      state: Holder())
+    store.dispatch(Increment())
+    store.dispatch(Increment())
+    #expect(store.state.uniqueness == [true, true])
+  }
+
   @Test func classicActionCreatorSeesTheStateAndItsActionIsDispatched() {
     let store = makeStore()
     store.dispatch(Add(amount: 3))

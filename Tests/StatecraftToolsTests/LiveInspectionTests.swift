@@ -321,6 +321,72 @@ import Testing
     #expect(!live.isConnected)
   }
 
+  /// A million integers that count how often a change had to copy them because something else
+  /// still held them; their JSON is a summary, so that encoding stays cheap.
+  struct Million: Sendable, Encodable {
+    final class Storage: @unchecked Sendable {
+      var values: [Int]
+      init(_ values: [Int]) { self.values = values }
+    }
+    static let copies = Locked(0)
+    private var storage = Storage(Array(0..<1_000_000))
+
+    var count: Int { storage.values.count }
+
+    mutating func append(_ value: Int) {
+      if !isKnownUniquelyReferenced(&storage) {
+        storage = Storage(storage.values)
+        Self.copies.withLock { $0 += 1 }
+      }
+      storage.values.append(value)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.singleValueContainer()
+      try container.encode(["count": count, "last": storage.values.last ?? -1])
+    }
+  }
+
+  @Test func aMillionElementStateIsCopiedOnlyForTheStatesSentNotOnEveryDispatch() async throws {
+    // The reducer wrapper hands the store's only reference on: no change copies.
+    let standIn = try Inspector()
+    let wrapping = try LiveInspection<Million>(url: standIn.url, registry: Self.registry)
+    let wrapped = Store<Million>(reducer: wrapping.reducer(appendingToMillion), state: Million())
+    for value in 1...10 { wrapped.dispatch(Step.add(value)) }
+    #expect(Million.copies.withLock { $0 } == 0)
+    wrapping.close()
+    standIn.stop()
+    let inspector = try Inspector()
+    let live = try LiveInspection<Million>(url: inspector.url, registry: Self.registry)
+    let store = Store<Million>(
+      reducer: live.reducer(appendingToMillion), state: Million(), middleware: [live.middleware()])
+    // A burst from a background task while the inspector takes a state once a frame.
+    let dispatches = 2_000
+    await Task.detached {
+      for value in 1...dispatches { store.dispatch(Step.add(value)) }
+    }.value
+    live.flush()
+    #expect(await eventually { inspector.lines.count >= dispatches + 1 })
+    let recording = Recording(data: Data(inspector.lines.joined(separator: "\n").utf8))
+    #expect(recording.entries.map(\.index) == Array(0..<dispatches))
+    let sent = recording.entries.filter {
+      switch $0.state {
+      case .snapshot, .changes: true
+      default: false
+      }
+    }
+    let copies = Million.copies.withLock { $0 }
+    // A state the writer holds makes the next change copy; every other change is in place.
+    #expect(copies <= sent.count, "\(copies) copies for \(sent.count) states sent")
+    #expect(sent.count < dispatches / 10)
+    #expect(store.state.count == 1_000_000 + dispatches)
+    let report = SessionReport(recording: recording)
+    #expect(
+      report.state(afterStep: dispatches)?.state
+        == .object(["count": .integer(1_000_000 + Int64(dispatches)), "last": .integer(2_000)]))
+    live.close()
+  }
+
   // T2 (Docs/ConcurrencyModel.md), with several dispatching threads.
   @Test func statesSentWhileThreadsDispatchAreTheStatesAfterTheirActions() async throws {
     let inspector = try Inspector()
@@ -379,4 +445,14 @@ import Testing
     // The test process does not set STATECRAFT_INSPECTOR.
     #expect(LiveInspection<[Int]>.fromEnvironment(registry: Self.registry) == nil)
   }
+}
+
+/// Appends in place: the store hands over its only reference, and a function declared at file
+/// scope with a `consuming` parameter keeps none.
+@Sendable func appendingToMillion(
+  action: any Action, state: consuming LiveInspectionTests.Million?
+) -> LiveInspectionTests.Million {
+  var state = (consume state)!
+  if case .add(let value) = action as? LiveInspectionTests.Step { state.append(value) }
+  return state
 }

@@ -231,11 +231,11 @@ public final class LiveInspection<State: Sendable>: Sendable {
     install(reducer)
     // Inlinable, so that this closure is compiled for the app's state: unspecialized, it looks
     // up `State?`'s metadata on every action. The replacement is in a function of its own.
-    return { [words] action, state in
+    return { [words] (action: any Action, state: consuming State?) -> State in
       if words[Self.isReplacing].load(ordering: .relaxed) as Bool {
         return Self.replacing(state, by: action, reducer)
       }
-      return reducer(action, state)
+      return reducer(action, consume state)
     }
   }
 
