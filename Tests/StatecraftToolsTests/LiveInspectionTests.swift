@@ -384,6 +384,13 @@ import Testing
     #expect(
       report.state(afterStep: dispatches)?.state
         == .object(["count": .integer(1_000_000 + Int64(dispatches)), "last": .integer(2_000)]))
+    // A jump reduces the held actions again from the first state: it copies it once, and once
+    // after each checkpoint it keeps (every 100 actions).
+    Million.copies.withLock { $0 = 0 }
+    inspector.send(#"{"command":"jump","index":\#(dispatches - 1)}"#)
+    #expect(await eventually { live.isPaused })
+    #expect(store.state.count == 1_000_000 + dispatches)
+    #expect(Million.copies.withLock { $0 } <= 1 + dispatches / 100 + 1)
     live.close()
   }
 

@@ -92,7 +92,9 @@ struct LiveHistory<State: Sendable>: Sendable {
     }
     if start < position {
       for current in (start + 1)...position {
-        if !entries[current].isSkipped { state = reducer(entries[current].action, state) }
+        if !entries[current].isSkipped {
+          state = reducer(entries[current].action, consume state)
+        }
         if (current + 1) % Self.checkpointInterval == 0 { checkpoints[current] = state }
       }
     }
@@ -105,7 +107,7 @@ struct LiveHistory<State: Sendable>: Sendable {
     entries[position].isSkipped.toggle()
     var state = position == 0 ? base : self.state(afterPosition: position - 1, reducer: reducer)
     for current in position..<entries.count {
-      if !entries[current].isSkipped { state = reducer(entries[current].action, state) }
+      if !entries[current].isSkipped { state = reducer(entries[current].action, consume state) }
       if (current + 1) % Self.checkpointInterval == 0 { checkpoints[current] = state }
     }
     return state
