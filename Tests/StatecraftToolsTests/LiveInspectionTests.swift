@@ -324,6 +324,7 @@ import Testing
   /// A million integers that count how often a change had to copy them because something else
   /// still held them; their JSON is a summary, so that encoding stays cheap.
   struct Million: Sendable, Encodable {
+    /// Changed only through `append`, and only while no other state shares it.
     final class Storage: @unchecked Sendable {
       var values: [Int]
       init(_ values: [Int]) { self.values = values }

@@ -39,7 +39,7 @@ func json(_ state: Notebook) -> String {
 }
 
 /// Keeps the last `limit` actions, overwriting the oldest: what a store's middleware must do at
-/// least to let a tool move the store back in time.
+/// least to let a tool move the store back in time. Its storage is touched under `lock` only.
 final class KeptActions: @unchecked Sendable {
   private let lock = NSLock()
   private var actions: [(any Action)?]
