@@ -19,7 +19,8 @@ package final class LiveSocket: Sendable {
     init(_ description: String) { self.description = description }
   }
 
-  private let descriptor: Int32
+  /// Open until the socket is released, even after ``close()``.
+  package let descriptor: Int32
   private let isClosed = Locked(false)
 
   private init(descriptor: Int32) {
@@ -27,7 +28,9 @@ package final class LiveSocket: Sendable {
   }
 
   deinit {
-    close()
+    // Closed only once no thread holds the socket: a descriptor closed while another thread may
+    // still read or send with it could be reused by an unrelated file or socket of the app.
+    _ = Foundation.close(descriptor)
   }
 
   /// Connects to `host`:`port` and asks for the live protocol with `token`.
@@ -142,7 +145,10 @@ package final class LiveSocket: Sendable {
     }
   }
 
-  /// Ends the connection in both directions; a blocked `readLines` returns.
+  /// Ends the connection in both directions.
+  ///
+  /// A blocked `readLines` returns, and later sends fail; the descriptor itself is released
+  /// with the last reference to the socket.
   package func close() {
     let wasClosed = isClosed.withLock { isClosed in
       defer { isClosed = true }
@@ -150,6 +156,5 @@ package final class LiveSocket: Sendable {
     }
     guard !wasClosed else { return }
     _ = shutdown(descriptor, Int32(SHUT_RDWR))
-    _ = Foundation.close(descriptor)
   }
 }
