@@ -110,7 +110,8 @@ public final class LiveInspection<State: Sendable>: Sendable {
     let link = LiveLink(
       host: host, port: UInt16(components.port ?? 80), token: token,
       reconnectInterval: reconnectInterval)
-    let socket = try link.connect()
+    // Handed to the reading thread, which holds no connection longer than it uses it.
+    let firstSocket = Locked<LiveSocket?>(try link.connect())
     self.link = link
     self.registry = registry
     let core = Locked(Core(history: LiveHistory(limit: historyLimit)))
@@ -136,7 +137,10 @@ public final class LiveInspection<State: Sendable>: Sendable {
       // The reading thread sees the connection end, and connects again.
       onError: { _ in link.dropConnection() })
     let thread = Thread { [weak self, link, stream] in
-      var socket: LiveSocket? = socket
+      var socket = firstSocket.withLock { socket in
+        defer { socket = nil }
+        return socket
+      }
       while let connected = socket {
         connected.readLines { line in self?.receive(line) }
         link.dropConnection()
