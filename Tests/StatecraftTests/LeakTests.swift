@@ -7,10 +7,9 @@ import Testing
 /// the store goes. Each test counts living canaries; CI also runs the suite under
 /// AddressSanitizer's leak check.
 @Suite(.bounded(minutes: 1)) struct LeakTests {
-  /// How long a release may take before it counts as a leak: a failure bound only. The whole
-  /// run's tests start at once, and the tasks a test waits for queue behind theirs on the
-  /// cooperative pool: under ThreadSanitizer on 2 cores, a run takes 30-40 s, and two tests
-  /// here once failed at 10 s.
+  /// How long a release may take before it counts as a leak: a failure bound only, since a leak
+  /// never releases. The whole run's tests start at once, and the tasks a test waits for queue
+  /// behind theirs on the cooperative pool, for most of a sanitized run on 2 cores.
   static var patience: Interval { .seconds(45) }
 
   /// Waits, yielding, until no canary of `census` lives; at most ``patience``.
