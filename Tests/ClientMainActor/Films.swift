@@ -62,11 +62,14 @@ let loadFilms = Thunk<FilmsState> { context in
 func fetchFilms() -> Store<FilmsState>.ActionCreator {
   { state, store in
     guard !state.isLoading else { return nil }
+    // Dispatched before the work starts: an action the creator returned is dispatched after it
+    // returns, when the work on the other thread may have finished already.
+    store.dispatch(SetLoading(isLoading: true))
     DispatchQueue.global().async {
       store.dispatch(SetFilms(films: [Film(title: "A New Hope")]))
       store.dispatch(SetLoading(isLoading: false))
     }
-    return SetLoading(isLoading: true)
+    return nil
   }
 }
 

@@ -32,7 +32,7 @@ private let appReducer: InPlaceReducer<AppState> = combineReducers(
   scopedReducer(\AppState.archived, archiveReducer)
 )
 
-@Suite(.bounded(minutes: 1)) struct EntityActionTests {
+@Suite(.catchesHangs) struct EntityActionTests {
   @Test func aStoreAppliesEntityActionsThroughScopedReducer() {
     let store = Store(reducer: appReducer, state: AppState())
     store.dispatch(

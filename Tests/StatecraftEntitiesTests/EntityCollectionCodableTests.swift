@@ -63,7 +63,7 @@ private func decode<Value: Decodable>(_ type: Value.Type, _ json: String) throws
 }
 
 /// The JSON is Redux's normalized shape; decoding checks it and throws, never traps.
-@Suite(.bounded(minutes: 1)) struct EntityCollectionCodableTests {
+@Suite(.catchesHangs) struct EntityCollectionCodableTests {
   @Test func intIDsEncodeAsNumbersInIDsAndAsDigitKeysOfEntities() throws {
     let items: EntityCollection<Int, Item> = [Item(id: 2, rank: 1), Item(id: 10, rank: 0)]
     #expect(

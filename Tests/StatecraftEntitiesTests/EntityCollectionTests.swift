@@ -17,7 +17,7 @@ private struct Holder: Identifiable, Sendable {
   }
 }
 
-@Suite(.bounded(minutes: 1)) struct EntityCollectionTests {
+@Suite(.catchesHangs) struct EntityCollectionTests {
   @Test func itIteratesAndIndexesAsAnArrayInInsertionOrder() {
     var items: EntityCollection<Int, Item> = [Item(id: 3, rank: 0), Item(id: 1, rank: 0)]
     items.add(Item(id: 2, rank: 0))

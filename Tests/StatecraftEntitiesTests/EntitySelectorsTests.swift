@@ -23,7 +23,7 @@ private let reducer: InPlaceReducer<AppState> = { state, action in
 
 /// The selectors are `createSelector`'s memoized selectors: computed again only when their input
 /// changed.
-@Suite(.bounded(minutes: 1)) struct EntitySelectorsTests {
+@Suite(.catchesHangs) struct EntitySelectorsTests {
   @Test func allIDsAndTotalFollowTheCollectionAndAreNotRecomputedOtherwise() {
     let selectors = EntitySelectors(\AppState.items)
     let store = Store(reducer: reducer, state: AppState())

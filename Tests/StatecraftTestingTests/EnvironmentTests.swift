@@ -21,7 +21,7 @@ where Key.Value == String {
 /// Issue 11: in a test, a key the test did not set gives its test value, or fails the test with
 /// the key's name; previews get preview values.
 @MainActor
-@Suite(.bounded(minutes: 1)) struct EnvironmentTests {
+@Suite(.catchesHangs) struct EnvironmentTests {
   @Test func aKeyWithATestValueGivesItInATestStore() async {
     let store = TestStore(initialState: CounterState(), reducer: counterReducer)
     await store.send(readInto(StubbedKey.self))

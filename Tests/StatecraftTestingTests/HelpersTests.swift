@@ -11,7 +11,7 @@ import Testing
 #endif
 
 @MainActor
-@Suite(.bounded(minutes: 1)) struct StoreStubTests {
+@Suite(.catchesHangs) struct StoreStubTests {
   @Test func recordsActionsWithoutReducingThem() {
     let stub = StoreStub(state: CounterState(count: 5))
     stub.store.dispatch(Increment())
@@ -32,7 +32,7 @@ import Testing
 }
 
 @MainActor
-@Suite(.bounded(minutes: 1)) struct ExpectThunkTests {
+@Suite(.catchesHangs) struct ExpectThunkTests {
   @Test func checksDispatchesInOrderAgainstTheStatesGiven() async {
     let thunk = Thunk<CounterState> { dispatch, getState in
       if getState()?.count == 0 { dispatch(Increment()) }
@@ -87,7 +87,7 @@ import Testing
 }
 
 @MainActor
-@Suite(.bounded(minutes: 1)) struct RecordingSubscriberTests {
+@Suite(.catchesHangs) struct RecordingSubscriberTests {
   @Test func recordsEveryValueIncludingBackgroundCommits() async {
     let store = Store<CounterState>(reducer: counterReducer, state: CounterState())
     let recorder = RecordingSubscriber<Int>()

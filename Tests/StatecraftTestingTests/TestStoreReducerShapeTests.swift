@@ -26,7 +26,7 @@ func mainActorCounterReducer(action: Action, state: CounterState?) -> CounterSta
 
 /// TestStore takes every reducer shape a store takes.
 @MainActor
-@Suite(.bounded(minutes: 1)) struct TestStoreReducerShapeTests {
+@Suite(.catchesHangs) struct TestStoreReducerShapeTests {
   @Test func aComposedInPlaceReducer() async {
     let store = TestStore(initialState: Page(), reducer: pageReducer)
     await store.send(Increment()) { $0.counter.count = 1 }

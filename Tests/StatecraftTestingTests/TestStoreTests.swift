@@ -4,7 +4,7 @@ import StatecraftTesting
 import Testing
 
 @MainActor
-@Suite(.bounded(minutes: 1)) struct TestStoreTests {
+@Suite(.catchesHangs) struct TestStoreTests {
   @Test func sendChecksTheExactChange() async {
     let store = TestStore(initialState: CounterState(), reducer: counterReducer)
     await store.send(Increment()) { $0.count = 1 }

@@ -1,8 +1,9 @@
+import Foundation
 import StatecraftTestSupport
 import Testing
 
 /// The time limit every suite carries must fail a test that runs past it, and cancel it.
-@Suite(.bounded(minutes: 1)) struct TimeBoundTests {
+@Suite(.catchesHangs) struct TimeBoundTests {
   @Test func aTestPastItsLimitFailsAndIsCancelled() async throws {
     let test = try #require(Test.current)
     try await withKnownIssue {
@@ -29,4 +30,57 @@ import Testing
 private final class Ran: @unchecked Sendable {
   private(set) var didRun = false
   func mark() { didRun = true }
+}
+
+/// Tests take turns so that a test's time limit counts its own work, not its wait behind others.
+@Suite(.catchesHangs) struct TestTurnsTests {
+  @Test func noMoreBodiesRunAtOnceThanThereAreTurns() async {
+    let turns = TestTurns(count: 2)
+    let running = Counter()
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<20 {
+        group.addTask {
+          await turns.withTurn {
+            running.enter()
+            await Task.yield()
+            running.leave()
+          }
+        }
+      }
+    }
+    #expect(running.most == 2)
+    #expect(running.now == 0)
+  }
+
+  @Test func aScopeInsideATestsTurnTakesNoOtherTurn() async {
+    let turns = TestTurns(count: 1)
+    let ran = await turns.withTurn {
+      await turns.withTurn { true }  // would wait forever if it needed a second turn
+    }
+    #expect(ran)
+  }
+}
+
+/// Counts bodies running at once, under a lock.
+private final class Counter: @unchecked Sendable {
+  // @unchecked Sendable: every stored property is read and written under `lock`.
+  private let lock = NSLock()
+  private var running = 0
+  private var highest = 0
+
+  func enter() {
+    lock.lock()
+    defer { lock.unlock() }
+    running += 1
+    highest = max(highest, running)
+  }
+
+  func leave() {
+    lock.lock()
+    defer { lock.unlock() }
+    running -= 1
+  }
+
+  var most: Int { lock.withLock { highest } }
+  var now: Int { lock.withLock { running } }
 }

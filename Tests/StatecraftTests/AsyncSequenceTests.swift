@@ -3,7 +3,7 @@ import StatecraftTestSupport
 import Testing
 
 @MainActor
-@Suite(.bounded(minutes: 1)) struct AsyncSequenceTests {
+@Suite(.catchesHangs) struct AsyncSequenceTests {
   @Test func statesStartWithTheCurrentValueAndSkipRepeats() async {
     let store = makeStore()
     store.dispatch(Add(amount: 5))

@@ -1,8 +1,9 @@
+import StatecraftTestSupport
 import Testing
 
 @testable import Statecraft
 
-@Suite struct AtomicWordsTests {
+@Suite(.catchesHangs) struct AtomicWordsTests {
   /// Each word is its own: an operation on one leaves the others as they were.
   @Test func wordsAreIndependent() {
     let words = AtomicWords(count: 6)

@@ -4,7 +4,7 @@ import StatecraftTesting
 import Testing
 
 @MainActor
-@Suite(.bounded(minutes: 1)) struct BatchTests {
+@Suite(.catchesHangs) struct BatchTests {
   @Test func subscribersAreNotifiedOnceWithTheFinalState() {
     let store = makeStore()
     let recorder = RecordingSubscriber<TestState>()

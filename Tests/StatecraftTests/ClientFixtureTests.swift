@@ -7,7 +7,7 @@ import Testing
 /// The client fixtures prove that app code compiles in Swift 6 mode without annotations; these
 /// tests check that it also works.
 @MainActor
-@Suite(.bounded(minutes: 1)) struct ClientFixtureTests {
+@Suite(.catchesHangs) struct ClientFixtureTests {
   @Test func globalStoreViewAndBackgroundDispatch() async {
     let controller = FilmsViewController()
     controller.viewDidLoad()

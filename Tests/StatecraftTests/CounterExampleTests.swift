@@ -5,7 +5,7 @@ import StatecraftTestSupport
 import StatecraftTesting
 import Testing
 
-@Suite(.bounded(minutes: 1)) struct CounterExampleTests {
+@Suite(.catchesHangs) struct CounterExampleTests {
   @Test func reducerIsAPlainFunction() {
     let initial = counterReducer(action: StatecraftInit(), state: nil)
     #expect(initial == AppState(count: 0))
@@ -23,8 +23,8 @@ import Testing
     await store.finish()
   }
 
-  @Test func counterRendersEachChange() throws {
-    let output = try runCounter(input: "+\n+\n-\nnope\n0\nq\n")
+  @Test func counterRendersEachChange() async throws {
+    let output = try await runCounter(input: "+\n+\n-\nnope\n0\nq\n")
     #expect(
       output == """
         commands: + increments, - decrements, 0 resets, q quits
@@ -39,17 +39,17 @@ import Testing
         """)
   }
 
-  @Test func counterEndsWhenInputIsClosed() throws {
-    let output = try runCounter(input: "+\n")
+  @Test func counterEndsWhenInputIsClosed() async throws {
+    let output = try await runCounter(input: "+\n")
     #expect(output.hasSuffix("count: 1\n> bye\n"))
   }
 
-  @Test func aRecordedSessionCanBeInspected() throws {
+  @Test func aRecordedSessionCanBeInspected() async throws {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent(
       "counter-\(UUID().uuidString).jsonl")
     defer { try? FileManager.default.removeItem(at: file) }
-    _ = try runCounter(input: "+\n+\n-\nq\n", arguments: ["--record", file.path])
-    let listing = try runExample("inspect", arguments: [file.path])
+    _ = try await runCounter(input: "+\n+\n-\nq\n", arguments: ["--record", file.path])
+    let listing = try await runExample("inspect", arguments: [file.path])
     let lines = listing.split(separator: "\n").map { $0.split(separator: "\t").last ?? "" }
     #expect(
       lines == [
@@ -57,11 +57,11 @@ import Testing
         "CounterAction decrement", "4 actions; state CounterModel.AppState",
       ])
     // The state as the counter recorded it: inspect knows nothing of the counter.
-    let state = try runExample("inspect", arguments: [file.path, "--state", "3"])
+    let state = try await runExample("inspect", arguments: [file.path, "--state", "3"])
     #expect(state == "{\n  \"count\": 2\n}\n")
   }
 
-  private func runCounter(input: String, arguments: [String] = []) throws -> String {
-    try runExample("counter", arguments: arguments, input: input)
+  private func runCounter(input: String, arguments: [String] = []) async throws -> String {
+    try await runExample("counter", arguments: arguments, input: input)
   }
 }

@@ -7,7 +7,7 @@ import Testing
 /// The development checks of debug builds (issue 31): each reports once, names the action or the
 /// type at fault and says what to do, and each can be switched off. The limits are process-wide,
 /// so the tests that change them run in a child process.
-@Suite(.bounded(minutes: 2)) struct DevelopmentChecksTests {
+@Suite(.catchesHangs) struct DevelopmentChecksTests {
   struct Tick: Action {}
   struct Other: Action {}
 

@@ -10,7 +10,7 @@ import Testing
 /// Every action is reduced exactly once, each thread's in its order, and the last state
 /// delivered is the last state committed.
 @MainActor
-@Suite(.bounded(minutes: 1)) struct EngineStressTests {
+@Suite(.catchesHangs) struct EngineStressTests {
   struct Count: Sendable, Equatable {
     /// How many actions of each tag were reduced.
     var reduced: [Int: Int] = [:]

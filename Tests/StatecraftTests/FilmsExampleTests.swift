@@ -7,7 +7,7 @@ import Testing
 
 @testable import Films
 
-@Suite(.bounded(minutes: 1)) struct FilmsExampleTests {
+@Suite(.catchesHangs) struct FilmsExampleTests {
   private struct StubFilmService: FilmService {
     var result: Result<[Film], FilmServiceError>
     func films() async throws -> [Film] { try result.get() }
@@ -102,8 +102,8 @@ import Testing
     #expect(films.contains(Self.hope))
   }
 
-  @Test func filmsExampleRendersLoadingThenTheSortedList() throws {
-    let output = try runExample("films", arguments: ["--delay-ms", "0"])
+  @Test func filmsExampleRendersLoadingThenTheSortedList() async throws {
+    let output = try await runExample("films", arguments: ["--delay-ms", "0"])
     let lines = output.split(separator: "\n").map(String.init)
     #expect(
       lines == [
@@ -119,9 +119,9 @@ import Testing
   }
 
   /// Issue 29: without the network, `--live` says so in a sentence and exits with 1.
-  @Test func anUnreachableAPIGivesASentenceAndAFailingExitStatus() throws {
+  @Test func anUnreachableAPIGivesASentenceAndAFailingExitStatus() async throws {
     // The discard port on this machine: nothing listens, so the connection is refused at once.
-    let run = try runExampleToEnd(
+    let run = try await runExampleToEnd(
       "films", arguments: ["--live", "--api-url", "http://127.0.0.1:9/api/films/"])
     #expect(run.status == 1)
     #expect(
@@ -131,13 +131,13 @@ import Testing
     #expect(!run.output.contains("NSURLErrorDomain"))
   }
 
-  @Test func theSearchIsRememberedAndTheSessionRecorded() throws {
+  @Test func theSearchIsRememberedAndTheSessionRecorded() async throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
       "films-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: folder) }
     let stateFile = folder.appendingPathComponent("state.json").path
     let session = folder.appendingPathComponent("session.jsonl").path
-    let first = try runExample(
+    let first = try await runExample(
       "films",
       arguments: [
         "--delay-ms", "0", "--search", "hope", "--state-file", stateFile, "--record", session,
@@ -145,7 +145,8 @@ import Testing
     #expect(first.hasSuffix("Episode 4: A New Hope (1977)\n"))
     #expect(!first.contains("Empire"))
     // The next run restores the search without being told.
-    let second = try runExample("films", arguments: ["--delay-ms", "0", "--state-file", stateFile])
+    let second = try await runExample(
+      "films", arguments: ["--delay-ms", "0", "--state-file", stateFile])
     #expect(second.split(separator: "\n").last == "Episode 4: A New Hope (1977)")
     let recording = try Recording(contentsOf: URL(fileURLWithPath: session), registry: filmActions)
     #expect(recording.entries.compactMap { $0.action as? SetQuery } == [SetQuery(query: "hope")])

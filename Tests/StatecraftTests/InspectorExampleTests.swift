@@ -3,7 +3,7 @@ import StatecraftTestSupport
 import Testing
 
 /// `swift run inspect` on the examples' recordings, as a user runs it.
-@Suite(.bounded(minutes: 1)) struct InspectorExampleTests {
+@Suite(.catchesHangs) struct InspectorExampleTests {
   private let sessions = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Examples/Inspect/Sessions")
@@ -23,8 +23,8 @@ import Testing
   @Test(arguments: [
     ("counter", "CounterSession"), ("todo", "TodoSession"), ("hostile", "HostileSession"),
   ])
-  func theGeneratedTestsAreWhatTheInspectorWritesToday(app: String, file: String) throws {
-    let written = try runExample(
+  func theGeneratedTestsAreWhatTheInspectorWritesToday(app: String, file: String) async throws {
+    let written = try await runExample(
       "inspect",
       arguments: [
         sessions.appendingPathComponent("\(app).jsonl").path, "--swift-test", "\(app)Session",
@@ -41,11 +41,11 @@ import Testing
     )
   }
 
-  @Test func theHTMLPageIsWrittenForATodoSession() throws {
+  @Test func theHTMLPageIsWrittenForATodoSession() async throws {
     let page = FileManager.default.temporaryDirectory.appendingPathComponent(
       "todo-\(UUID().uuidString).html")
     defer { try? FileManager.default.removeItem(at: page) }
-    let output = try runExample(
+    let output = try await runExample(
       "inspect",
       arguments: [sessions.appendingPathComponent("todo.jsonl").path, "--html", page.path])
     #expect(output == "wrote \(page.path): 6 actions\n")
@@ -54,7 +54,7 @@ import Testing
     #expect(html.contains("\"TodoModel.TodoAction\""))
   }
 
-  @Test func thePageAndTheTestAreReadableByTheirOwnerOnly() throws {
+  @Test func thePageAndTheTestAreReadableByTheirOwnerOnly() async throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
       "inspect-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -62,8 +62,8 @@ import Testing
     let session = sessions.appendingPathComponent("todo.jsonl").path
     let page = folder.appendingPathComponent("todo.html").path
     let test = folder.appendingPathComponent("TodoTests.swift").path
-    _ = try runExample("inspect", arguments: [session, "--html", page])
-    _ = try runExample(
+    _ = try await runExample("inspect", arguments: [session, "--html", page])
+    _ = try await runExample(
       "inspect",
       arguments: [session, "--swift-test", "todo", "--output", test] + Self.names("todo"))
     for file in [page, test] {
@@ -72,7 +72,7 @@ import Testing
     }
   }
 
-  @Test func aFolderOrAPipeIsRefusedWithAMessageBeforeAnythingIsRead() throws {
+  @Test func aFolderOrAPipeIsRefusedWithAMessageBeforeAnythingIsRead() async throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
       "inspect-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -85,24 +85,24 @@ import Testing
         ["--html", folder.appendingPathComponent("o").path],
       ] {
         // Nothing writes to the pipe: an inspector that opened it to read would wait forever.
-        let run = try runExampleToEnd("inspect", arguments: [path] + options)
+        let run = try await runExampleToEnd("inspect", arguments: [path] + options)
         #expect(run.status == 66)
         #expect(run.errors.contains("\(path) is not a regular file"), "\(run.errors)")
       }
     }
   }
 
-  @Test func helpAndBadOptionsSayHowToUseIt() throws {
-    let help = try runExampleToEnd("inspect", arguments: ["--help"])
+  @Test func helpAndBadOptionsSayHowToUseIt() async throws {
+    let help = try await runExampleToEnd("inspect", arguments: ["--help"])
     #expect(help.status == 0)
     #expect(help.output.contains("--swift-test NAME"))
-    let bad = try runExampleToEnd(
+    let bad = try await runExampleToEnd(
       "inspect", arguments: [sessions.appendingPathComponent("todo.jsonl").path, "--htm", "x"])
     #expect(bad.status == 64)
     #expect(bad.errors.contains("unknown option --htm"))
   }
 
-  @Test func aHugeFileIsReadOnlyUpToItsLimits() throws {
+  @Test func aHugeFileIsReadOnlyUpToItsLimits() async throws {
     // A gigabyte of zeros, sparse: one line longer than the 1 MiB a line may hold.
     let file = FileManager.default.temporaryDirectory.appendingPathComponent(
       "huge-\(UUID().uuidString).jsonl")
@@ -111,13 +111,13 @@ import Testing
     let handle = try FileHandle(forWritingTo: file)
     try handle.truncate(atOffset: 1 << 30)
     try handle.close()
-    let run = try runExampleToEnd("inspect", arguments: [file.path])
+    let run = try await runExampleToEnd("inspect", arguments: [file.path])
     #expect(run.status == 0)
     #expect(run.output.contains("0 actions"))
     #expect(run.errors.contains("line 1: longer than 16777216 bytes; reading stopped here"))
   }
 
-  @Test func aLineOf100MBStopsReadingThereWithinItsLimit() throws {
+  @Test func aLineOf100MBStopsReadingThereWithinItsLimit() async throws {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent(
       "long-line-\(UUID().uuidString).jsonl")
     defer { try? FileManager.default.removeItem(at: file) }
@@ -127,13 +127,13 @@ import Testing
     var data = Data((lines.prefix(3).joined(separator: "\n") + "\n").utf8)
     data.append(Data(repeating: UInt8(ascii: "x"), count: 100 << 20))
     try data.write(to: file)
-    let run = try runExampleToEnd("inspect", arguments: [file.path, "--state", "2"])
+    let run = try await runExampleToEnd("inspect", arguments: [file.path, "--state", "2"])
     #expect(run.status == 0)
     #expect(run.output.contains(#""count": 1"#))
     #expect(run.errors.contains("line 4: longer than 16777216 bytes; reading stopped here"))
   }
 
-  @Test func deepNestingIsAnErrorInTheRecordingNotACrash() throws {
+  @Test func deepNestingIsAnErrorInTheRecordingNotACrash() async throws {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent(
       "deep-\(UUID().uuidString).jsonl")
     defer { try? FileManager.default.removeItem(at: file) }
@@ -143,27 +143,27 @@ import Testing
       + String(repeating: "]", count: depth) + "}\n"
     try Data(line.utf8).write(to: file)
     for options in [[], ["--html", file.path + ".html"]] {
-      let run = try runExampleToEnd("inspect", arguments: [file.path] + options)
+      let run = try await runExampleToEnd("inspect", arguments: [file.path] + options)
       #expect(run.status == 0)
       #expect(run.errors.contains("nested deeper than 512 levels"), "\(run.errors)")
     }
     try? FileManager.default.removeItem(atPath: file.path + ".html")
   }
 
-  @Test func theStateAfterAStepIsPrintedAsJSON() throws {
+  @Test func theStateAfterAStepIsPrintedAsJSON() async throws {
     let session = sessions.appendingPathComponent("todo.jsonl").path
-    let run = try runExampleToEnd("inspect", arguments: [session, "--state", "4"])
+    let run = try await runExampleToEnd("inspect", arguments: [session, "--state", "4"])
     #expect(run.status == 0)
     let state = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
     let todos = state?["todos"] as? [[String: Any]]
     #expect(todos?.count == 2)
     #expect(todos?.first?["isDone"] as? Bool == true)
-    let outOfRange = try runExampleToEnd("inspect", arguments: [session, "--state", "99"])
+    let outOfRange = try await runExampleToEnd("inspect", arguments: [session, "--state", "99"])
     #expect(outOfRange.status == 64)
     #expect(outOfRange.errors.contains("--state needs a step from 0 to 6"))
   }
 
-  @Test func aRecordingWithoutStatesSaysSoInsteadOfGuessing() throws {
+  @Test func aRecordingWithoutStatesSaysSoInsteadOfGuessing() async throws {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent(
       "old-\(UUID().uuidString).jsonl")
     defer { try? FileManager.default.removeItem(at: file) }
@@ -171,30 +171,30 @@ import Testing
       #"{"index":0,"payload":{"increment":{}},"time":0.1,"type":"CounterModel.CounterAction"}"#
         .utf8
     ).write(to: file)
-    let list = try runExampleToEnd("inspect", arguments: [file.path])
+    let list = try await runExampleToEnd("inspect", arguments: [file.path])
     #expect(list.status == 0)
     #expect(list.output.contains("CounterAction increment"))
     #expect(list.output.contains("1 actions; no states recorded"))
     for options in [["--state", "1"], ["--swift-test", "t"] + Self.names("counter")] {
-      let run = try runExampleToEnd("inspect", arguments: [file.path] + options)
+      let run = try await runExampleToEnd("inspect", arguments: [file.path] + options)
       #expect(run.status == 65)
       #expect(run.errors.contains("the recording holds no states"))
     }
   }
 
-  @Test func swiftTestNeedsTheNamesOfTheAppsCode() throws {
+  @Test func swiftTestNeedsTheNamesOfTheAppsCode() async throws {
     let session = sessions.appendingPathComponent("counter.jsonl").path
-    let run = try runExampleToEnd("inspect", arguments: [session, "--swift-test", "t"])
+    let run = try await runExampleToEnd("inspect", arguments: [session, "--swift-test", "t"])
     #expect(run.status == 64)
     #expect(run.errors.contains("--swift-test needs --module, --reducer, --registry"))
-    let bad = try runExampleToEnd(
+    let bad = try await runExampleToEnd(
       "inspect",
       arguments: [
         session, "--swift-test", "t", "--module", "A;B", "--reducer", "r", "--registry", "g",
       ])
     #expect(bad.status == 64)
     #expect(bad.errors.contains("--module needs a Swift name"))
-    let named = try runExample(
+    let named = try await runExample(
       "inspect",
       arguments: [session, "--swift-test", "t", "--state-type", "AppState"] + Self.names("counter"))
     #expect(named.contains("let reducer: Reducer<AppState> = counterReducer"))

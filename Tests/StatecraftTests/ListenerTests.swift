@@ -5,13 +5,7 @@ import Testing
 
 /// Issue 11: listeners start effects when an action is reduced or the state changes, with the
 /// thunks' policies, and stop with the store.
-@Suite(.bounded(minutes: 1)) struct ListenerTests {
-  private func eventually(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
-    await endsWithin(.seconds(10)) {
-      while !condition() { await Task.yield() }
-    }
-  }
-
+@Suite(.catchesHangs) struct ListenerTests {
   @Test func anActionListenerRunsAfterTheActionIsReduced() async {
     let seen = Log<Int>()
     let store = makeStore(middleware: [

@@ -36,7 +36,7 @@ private let composedMainActorReducer = combineReducers(
 
 /// C17: a store with a main-actor reducer reduces only on the main queue, in order, losing
 /// nothing, from any thread.
-@Suite(.bounded(minutes: 1), .serialized) struct MainActorReducerTests {
+@Suite(.catchesHangs, .serialized) struct MainActorReducerTests {
   private func makeMainActorStore(
     state: TestState? = TestState(), middleware: [Middleware<TestState>] = []
   ) -> Store<TestState> {

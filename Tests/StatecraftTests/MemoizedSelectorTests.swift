@@ -4,7 +4,7 @@ import StatecraftTesting
 import Testing
 
 @MainActor
-@Suite(.bounded(minutes: 1)) struct MemoizedSelectorTests {
+@Suite(.catchesHangs) struct MemoizedSelectorTests {
   struct Catalog: Equatable, Sendable {
     var films: [String] = ["A New Hope", "Attack of the Clones", "Return of the Jedi"]
     var prefix = "A"

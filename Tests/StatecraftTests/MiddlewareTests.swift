@@ -3,7 +3,7 @@ import Statecraft
 import StatecraftTestSupport
 import Testing
 
-@Suite(.bounded(minutes: 1)) struct MiddlewareTests {
+@Suite(.catchesHangs) struct MiddlewareTests {
   private func recording(_ name: String, into log: Log<String>) -> Middleware<TestState> {
     { _, _ in
       { next in

@@ -7,7 +7,7 @@ import Testing
 /// Serialized: each test starts a child process, and eleven at once (under ThreadSanitizer in
 /// CI, on 2 cores) kept other suites' tasks from a thread for seconds; a `TestStore` waiting 2 s
 /// for a thunk to end failed that way once.
-@Suite(.serialized, .bounded(minutes: 1)) struct MisuseTests {
+@Suite(.serialized, .catchesHangs) struct MisuseTests {
   @Test func dispatchFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       limitThisChildProcess(toSeconds: 20)

@@ -5,7 +5,7 @@ import StatecraftTestSupport
 import Testing
 
 @MainActor
-@Suite(.bounded(minutes: 1)) struct ObservableStoreTests {
+@Suite(.catchesHangs) struct ObservableStoreTests {
   @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
   @Test func readsTheStateByKeyPath() {
     let store = makeStore()

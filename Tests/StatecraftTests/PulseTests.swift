@@ -4,7 +4,7 @@ import StatecraftTesting
 import Testing
 
 @MainActor
-@Suite(.bounded(minutes: 1)) struct PulseTests {
+@Suite(.catchesHangs) struct PulseTests {
   struct Screen: Equatable, Sendable {
     var alert = Pulse<String>()
     var count = 0

@@ -5,7 +5,7 @@ import StatecraftTesting
 import Testing
 
 /// The ReSwift API in Swift 6 code; `Tests/ReSwiftStyleTests` has the Swift 5 side.
-@Suite(.bounded(minutes: 1)) struct ReSwiftCompatibilityTests {
+@Suite(.catchesHangs) struct ReSwiftCompatibilityTests {
   private func describe<S: StoreType<TestState>>(_ store: S) -> String {
     guard let state = store.state else { return "none" }
     return "\(state.count) \(store.state?.label ?? "")"
@@ -47,7 +47,7 @@ import Testing
     store.dispatch(thunk as any Action)
     store.cancelThunks(id: "load")
     gate.open()
-    #expect(await endsWithin(.seconds(10)) { await finished.wait() })
+    #expect(await endsWithin(.patience) { await finished.wait() })
     #expect(store.state == TestState())
   }
 
@@ -63,7 +63,7 @@ import Testing
         context.dispatch(Add(amount: (context.state?.count ?? 0) + 1))
         done.open()
       })
-    #expect(await endsWithin(.seconds(10)) { await done.wait() })
+    #expect(await endsWithin(.patience) { await done.wait() })
     #expect(log.elements == ["Add"])
   }
 
@@ -77,7 +77,7 @@ import Testing
     }
     let chain = middleware(dispatch, { TestState() })({ _ in })
     chain(AsyncThunk<TestState, Int>("answer") { _ in 42 })
-    #expect(await endsWithin(.seconds(10)) { await fulfilled.wait() })
+    #expect(await endsWithin(.patience) { await fulfilled.wait() })
     let phases = log.elements.map { $0.contains("pending") ? "pending" : "fulfilled" }
     #expect(phases == ["pending", "fulfilled"])
   }

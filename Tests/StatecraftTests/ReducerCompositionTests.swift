@@ -4,7 +4,7 @@ import Testing
 
 /// Property tests of reducer composition over random action sequences. A failure prints the
 /// seed; replay it with `ReducerCompositionTests.check(seed:)`.
-@Suite(.bounded(minutes: 1)) struct ReducerCompositionTests {
+@Suite(.catchesHangs) struct ReducerCompositionTests {
   struct Pair: Equatable, Sendable {
     var left = Slice()
     var right = Slice()

@@ -5,7 +5,7 @@ import Testing
 
 /// C7's pacing of the rounds other threads' commits schedule, with a clock the test moves and
 /// posts it runs itself: no test here waits for time to pass.
-@Suite(.bounded(minutes: 1)) struct RoundPacingTests {
+@Suite(.catchesHangs) struct RoundPacingTests {
   @MainActor
   @Test func c7ARoundIsPostedAtOnceWhenNoneStartedInTheLastMillisecond() async {
     let pacing = ManualPacing(now: 5_000_000)

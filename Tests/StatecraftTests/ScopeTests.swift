@@ -5,7 +5,7 @@ import StatecraftTesting
 import Testing
 
 @MainActor
-@Suite(.bounded(minutes: 1)) struct ScopeTests {
+@Suite(.catchesHangs) struct ScopeTests {
   struct App: Equatable, Sendable {
     var profile = Profile()
     var counter = 0

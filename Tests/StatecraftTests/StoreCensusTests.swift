@@ -1,3 +1,4 @@
+import StatecraftTestSupport
 import Testing
 
 @testable import Statecraft
@@ -5,7 +6,7 @@ import Testing
 /// What one store is made of (issue 28): four locks (state, process, bookkeeping, thunk runner)
 /// and one allocation of atomic words, whatever its middleware and subscriptions.
 @MainActor
-@Suite struct StoreCensusTests {
+@Suite(.catchesHangs) struct StoreCensusTests {
   struct Tick: Action {}
 
   @Test func aStoreHasFourLocksAndOneBufferOfAtomicWords() {

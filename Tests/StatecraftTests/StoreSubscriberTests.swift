@@ -4,7 +4,7 @@ import StatecraftTestSupport
 import Testing
 
 @MainActor
-@Suite(.bounded(minutes: 1)) struct StoreSubscriberTests {
+@Suite(.catchesHangs) struct StoreSubscriberTests {
   @Test func c9DeallocatedSubscriberIsDroppedAndNeverCalled() {
     let store = makeStore()
     var calls = 0

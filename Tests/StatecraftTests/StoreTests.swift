@@ -2,7 +2,7 @@ import Statecraft
 import StatecraftTestSupport
 import Testing
 
-@Suite(.bounded(minutes: 1)) struct StoreTests {
+@Suite(.catchesHangs) struct StoreTests {
   @Test func storeWithoutStateDispatchesInitThroughTheMiddleware() {
     let seen = Log<String>()
     let spy: Middleware<TestState> = { _, getState in
@@ -125,7 +125,7 @@ struct Holder: @unchecked Sendable {
   var uniqueness: [Bool] = []
 }
 
-@Suite(.bounded(minutes: 1)) struct IntervalTests {
+@Suite(.catchesHangs) struct IntervalTests {
   @Test func namedLengthsAndTheirDescriptions() {
     #expect(Interval.milliseconds(250).nanoseconds == 250_000_000)
     #expect(Interval.seconds(1.5).nanoseconds == 1_500_000_000)

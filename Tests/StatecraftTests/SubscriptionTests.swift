@@ -3,7 +3,7 @@ import StatecraftTestSupport
 import Testing
 
 @MainActor
-@Suite(.bounded(minutes: 1)) struct SubscriptionTests {
+@Suite(.catchesHangs) struct SubscriptionTests {
   @Test func selectWithAKeyPath() {
     let store = makeStore()
     let recorder = Recorder<String>()

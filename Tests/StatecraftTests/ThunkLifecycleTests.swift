@@ -11,7 +11,7 @@ private let loadCount = AsyncThunk<TestState, Int>("count/load") { context in
 private let loadOther = AsyncThunk<TestState, Int>("other/load") { _ in 0 }
 
 /// Lifecycle actions are matched by the thunk and compared as values (issue 11).
-@Suite(.bounded(minutes: 1)) struct ThunkLifecycleTests {
+@Suite(.catchesHangs) struct ThunkLifecycleTests {
   @Test func aReducerMatchesByTheThunkNotByAString() async throws {
     let store = Store<TestState>(
       reducer: { (state: inout TestState, action: any Action) in

@@ -4,7 +4,7 @@ import StatecraftTesting
 import Testing
 
 /// Effect policies, each driven by a `TestClock`: nothing sleeps for real.
-@Suite(.bounded(minutes: 1)) struct ThunkPolicyTests {
+@Suite(.catchesHangs) struct ThunkPolicyTests {
   private func makeClockedStore() -> (Store<TestState>, TestClock) {
     let store = makeStore()
     let clock = TestClock()
@@ -14,9 +14,7 @@ import Testing
 
   /// Waits, without real sleeping, until `count` tasks sleep on the clock.
   private func sleepers(_ count: Int, on clock: TestClock) async -> Bool {
-    await endsWithin(.seconds(10)) {
-      while clock.sleeperCount < count { await Task.yield() }
-    }
+    await eventually { clock.sleeperCount >= count }
   }
 
   private func wasDropped(_ task: ThunkTask<Void>) async -> Bool {
@@ -64,7 +62,7 @@ import Testing
       await clock.waitForSleepers(1)
       #expect(clock.sleeperCount == 1)
       await clock.advance(by: .milliseconds(300))
-      #expect(await endsWithin(.seconds(10)) { try? await last.value })
+      #expect(await endsWithin(.patience) { try? await last.value })
       #expect(store.state.label == "Hope")
     }
   }

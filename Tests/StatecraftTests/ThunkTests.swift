@@ -2,7 +2,7 @@ import Statecraft
 import StatecraftTestSupport
 import Testing
 
-@Suite(.bounded(minutes: 1)) struct ThunkTests {
+@Suite(.catchesHangs) struct ThunkTests {
   @Test func reSwiftShapedThunkRunsBeforeDispatchReturns() {
     let store = makeStore()
     let thunk = Thunk<TestState> { dispatch, getState in
@@ -48,15 +48,19 @@ import Testing
 
   @Test func aThunkDispatchedOffTheMainQueueStartsBeforeDispatchReturns() async throws {
     let store = makeStore()
+    // The thunk suspends until the test has read the state, so that its second dispatch cannot
+    // run first on another thread of the pool, however busy the machine is.
+    let (gate, open) = AsyncStream.makeStream(of: Void.self)
     let thunk = Thunk<TestState> { context in
       context.dispatch(Increment())
-      await Task.yield()
+      for await _ in gate { break }
       context.dispatch(Increment())
     }
     let (countOnReturn, task) = await Task.detached {
       let task = store.dispatch(thunk)
       return (store.state.count, task)
     }.value
+    open.finish()
     if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
       // Started on the dispatching thread: the dispatch before its first suspension is reduced.
       #expect(countOnReturn == 1)
@@ -155,7 +159,7 @@ import Testing
       context.dispatch(Add(amount: 100))
     }
     let task = store.dispatch(thunk)
-    while store.state.count == 0 { await Task.yield() }
+    #expect(await eventually { store.state.count > 0 })
     task.cancel()
     open.yield()
     _ = try? await task.value
@@ -232,7 +236,7 @@ import Testing
           for await _ in gate { break }
           context.dispatch(Increment())
         })
-      while started.elements.isEmpty { await Task.yield() }
+      #expect(await eventually { !started.elements.isEmpty })
     }
     #expect(weakStore == nil)  // a running thunk does not keep its store alive
     open.yield()

@@ -3,7 +3,7 @@ import Statecraft
 import StatecraftTestSupport
 import Testing
 
-@Suite(.bounded(minutes: 1)) struct ThunkWaitingTests {
+@Suite(.catchesHangs) struct ThunkWaitingTests {
   @Test func asyncSequenceOfActionsIsDispatchedInOrder() async throws {
     // ReactorKit's mutate: setLoading(true) -> value -> setLoading(false).
     let labels = Log<String>()
@@ -43,7 +43,7 @@ import Testing
     let (actions, continuation) = AsyncStream.makeStream(of: Increment.self)
     let task = store.dispatch(actions)
     continuation.yield(Increment())
-    while store.state.count == 0 { await Task.yield() }
+    #expect(await eventually { store.state.count > 0 })
     task.cancel()
     continuation.yield(Increment())
     continuation.finish()
@@ -94,7 +94,7 @@ import Testing
         try await context.condition { $0.count == 10 }
         context.dispatch(SetLabel(label: "met"))
       })
-    #expect(await endsWithin(.seconds(10)) { _ = try? await waiter.value })
+    #expect(await endsWithin(.patience) { _ = try? await waiter.value })
     #expect(store.state.label == "met")
   }
 

@@ -5,7 +5,7 @@ import TodoModel
 
 @testable import Todo
 
-@Suite(.bounded(minutes: 1)) struct TodoExampleTests {
+@Suite(.catchesHangs) struct TodoExampleTests {
   @Test func theReducerIsAPlainFunction() {
     var state = TodoState()
     todoReducer(state: &state, action: .add("Buy milk"))
@@ -16,13 +16,13 @@ import TodoModel
     #expect(state.visible.isEmpty)
   }
 
-  @Test func aSessionAtATerminalIsSavedAndRestored() throws {
+  @Test func aSessionAtATerminalIsSavedAndRestored() async throws {
     let todo = builtProducts.appendingPathComponent("todo")
     let file = FileManager.default.temporaryDirectory.appendingPathComponent(
       "todo-\(UUID().uuidString).json")
     defer { try? FileManager.default.removeItem(at: file) }
 
-    let first = try runInPseudoTerminal(
+    let first = try await runInPseudoTerminal(
       todo, arguments: ["--file", file.path],
       typing: [
         "add Buy milk", "add Walk the dog", "toggle 1", "filter active", "undo", "delete 2",
@@ -33,7 +33,7 @@ import TodoModel
     #expect(first.contains("[x] 1. Buy milk\n(all: 0 of 1 left)"))
     #expect(first.hasSuffix("saved\n"))
 
-    let second = try runInPseudoTerminal(
+    let second = try await runInPseudoTerminal(
       todo, arguments: ["--file", file.path], typing: ["undo", "q"])
     #expect(second.hasPrefix("todo list saved in \(file.path)\ncommands: add TITLE"))
     #expect(second.contains("q quits\n[x] 1. Buy milk\n(all: 0 of 1 left)\n> "))
@@ -42,12 +42,12 @@ import TodoModel
   }
 
   /// Issue 29: the commands on start, an error line for each bad command, q quits.
-  @Test func badCommandsSayWhatIsExpectedAndChangeNothing() throws {
+  @Test func badCommandsSayWhatIsExpectedAndChangeNothing() async throws {
     let todo = builtProducts.appendingPathComponent("todo")
     let file = FileManager.default.temporaryDirectory.appendingPathComponent(
       "todo-\(UUID().uuidString).json")
     defer { try? FileManager.default.removeItem(at: file) }
-    let session = try runInPseudoTerminal(
+    let session = try await runInPseudoTerminal(
       todo, arguments: ["--file", file.path],
       typing: ["toggle 1", "add Buy milk", "toggle 9", "delete x", "add", "frobnicate", "q"])
     let lines = session.components(separatedBy: "\n")

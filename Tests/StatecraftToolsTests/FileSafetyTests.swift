@@ -13,7 +13,7 @@ import Testing
 
 /// What a hostile or broken file system can do to the tools' files: links, huge and sparse
 /// files, pipes, killed saves, and a moment where another user could open a new file.
-@Suite(.bounded(minutes: 1)) struct FileSafetyTests {
+@Suite(.catchesHangs) struct FileSafetyTests {
   /// A sparse file of 1 GiB: it takes no disk space, and reading it whole would take seconds
   /// and a gigabyte of memory.
   private func makeSparseFile(_ url: URL) throws {

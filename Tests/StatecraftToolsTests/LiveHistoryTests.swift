@@ -6,7 +6,7 @@ import Testing
 
 /// The history a live-inspected app keeps to move back in time: states computed again from the
 /// held actions, skips, and forgetting the oldest actions.
-@Suite(.bounded(minutes: 1)) struct LiveHistoryTests {
+@Suite(.catchesHangs) struct LiveHistoryTests {
   struct Add: Action { let value: Int }
 
   static let reducer: Reducer<[Int]> = { action, state in

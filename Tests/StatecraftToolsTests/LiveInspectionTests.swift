@@ -13,7 +13,7 @@ import Testing
 
 /// `LiveInspection` against a stand-in for `inspect --live` on loopback: what the app sends, and
 /// the page's commands carried out in the store.
-@Suite(.bounded(minutes: 1)) struct LiveInspectionTests {
+@Suite(.catchesHangs) struct LiveInspectionTests {
   enum Step: Action, Codable, Equatable {
     case add(Int)
   }

@@ -4,7 +4,7 @@ import StatecraftTestSupport
 import StatecraftTools
 import Testing
 
-@Suite(.bounded(minutes: 1)) struct LoggingMiddlewareTests {
+@Suite(.catchesHangs) struct LoggingMiddlewareTests {
   struct Session: Equatable, Sendable {
     var user = "guest"
     var token = "none"

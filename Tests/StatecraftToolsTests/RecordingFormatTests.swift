@@ -7,7 +7,7 @@ import Testing
 
 /// Recordings of format 2: the header, the states as a first snapshot then changes, what the
 /// recorder drops when its writer falls behind, and redaction.
-@Suite(.bounded(minutes: 2)) struct RecordingFormatTests {
+@Suite(.catchesHangs) struct RecordingFormatTests {
   struct Note: Codable, Equatable, Sendable {
     var text: String
     var isPinned = false

@@ -5,7 +5,7 @@ import StatecraftTesting
 import StatecraftTools
 import Testing
 
-@Suite(.bounded(minutes: 1)) struct RecordingTests {
+@Suite(.catchesHangs) struct RecordingTests {
   enum CounterAction: Action, Codable, Equatable {
     case increment
     case add(Int)

@@ -6,7 +6,7 @@ import Testing
 
 @testable import StatecraftTools
 
-@Suite(.bounded(minutes: 1)) struct SessionReportTests {
+@Suite(.catchesHangs) struct SessionReportTests {
   private func json(_ text: String) throws -> JSONValue {
     try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
   }

@@ -8,7 +8,7 @@ import Testing
 
 /// The tracker names the changes from one state to the next: applied to the JSON before, they
 /// give the JSON after, which is what `JSONEncoder` writes.
-@Suite(.bounded(minutes: 1)) struct StateChangeTrackerTests {
+@Suite(.catchesHangs) struct StateChangeTrackerTests {
   struct Item: Codable, Equatable, Sendable {
     var id: Int
     var title: String

@@ -6,7 +6,7 @@ import Testing
 
 @testable import StatecraftTools
 
-@Suite(.bounded(minutes: 1)) struct StatePersistenceTests {
+@Suite(.catchesHangs) struct StatePersistenceTests {
   @Test func savesAndRestores() throws {
     let folder = try TemporaryFolder()
     let persistence = makePersistence(folder.url.appendingPathComponent("settings.json"))
@@ -116,9 +116,7 @@ import Testing
     // more: one or two intervals after the last change, never less than one.
     for _ in 0..<2 where writes.value == 0 {
       await clock.advance(by: .milliseconds(301))
-      _ = await endsWithin(.seconds(2)) {
-        while writes.value == 0, clock.sleeperCount == 0 { await Task.yield() }
-      }
+      _ = await eventually { writes.value > 0 || clock.sleeperCount > 0 }
     }
     #expect(writes.value == 1)
     #expect(try persistence.restore().get() == Settings(theme: "light", fontSize: 22))
@@ -136,7 +134,7 @@ import Testing
     #expect(await sleepers(of: clock, become: 1), "waits again: the state changed meanwhile")
     #expect(writes.value == 0)
     await clock.advance(by: .milliseconds(300))
-    #expect(await endsWithin(.seconds(10)) { while writes.value == 0 { await Task.yield() } })
+    #expect(await eventually { writes.value > 0 })
     #expect(writes.value == 1)
     #expect(try persistence.restore().get()?.theme == "second")
   }
@@ -161,7 +159,7 @@ import Testing
     #expect(await sleepers(of: clock, become: 1))
     await clock.advance(by: .milliseconds(300))
     await persistence.flush()
-    #expect(await endsWithin(.seconds(10)) { while writes.value == 0 { await Task.yield() } })
+    #expect(await eventually { writes.value > 0 })
     #expect(selections.value == 1, "once, on the newest state")
     #expect(try persistence.restore().get()?.fontSize == 999)
   }
@@ -239,7 +237,7 @@ func countWrites(of persistence: StatePersistence<AppState, Settings>) -> Counte
   return writes
 }
 
-/// Whether `clock` gets `count` sleeping tasks within 10 s.
+/// Whether `clock` gets `count` sleeping tasks within ``Interval/patience``.
 func sleepers(of clock: TestClock, become count: Int) async -> Bool {
-  await endsWithin(.seconds(10)) { while clock.sleeperCount != count { await Task.yield() } }
+  await eventually { clock.sleeperCount == count }
 }

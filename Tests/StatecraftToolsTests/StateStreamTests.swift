@@ -7,7 +7,7 @@ import Testing
 
 /// A stream with a state interval, as live inspection uses it: which state goes with which
 /// action when states are taken at most once an interval and the last one is read from the store.
-@Suite(.bounded(minutes: 1)) struct StateStreamTests {
+@Suite(.catchesHangs) struct StateStreamTests {
   enum Step: Action, Codable, Equatable {
     case add(Int)
   }

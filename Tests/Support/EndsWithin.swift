@@ -35,3 +35,16 @@ private final class Claimed: @unchecked Sendable {
     return !isClaimed
   }
 }
+
+/// Whether `condition` holds within ``Interval/patience``, looked at every millisecond.
+///
+/// For a condition that other threads make true and that has no event to await; the looking
+/// sleeps between looks, so it leaves the processor to the work it waits for.
+public func eventually(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
+  let deadline = MonotonicClock.now + Interval.patience.nanoseconds
+  while !condition() {
+    guard MonotonicClock.now < deadline else { return false }
+    try? await Task.sleep(nanoseconds: 1_000_000)
+  }
+  return true
+}

@@ -1,12 +1,17 @@
 import Dispatch
 import Testing
 
-/// A time limit on every test of a suite, on every system the package supports.
+/// A time limit on every test of a suite that catches a hang, on every system the package supports.
 ///
 /// Swift Testing's `.timeLimit` needs macOS 13 and iOS 16, above the package's floor (macOS 12,
 /// iOS 15), so a suite that names it does not compile there. This limit behaves the same: a test
 /// that runs past it fails and is cancelled. Work that ignores cancellation still has to end;
 /// tests that await such work wrap it in `endsWithin`.
+///
+/// The clock starts when the test gets its turn (see ``TestTurns``), not when the run starts it:
+/// the limit bounds the test's own work, never its wait behind the others. It only exists to
+/// catch a hang, so it is generous: a test is expected to end far within it even on a busy,
+/// sanitized machine.
 public struct TimeBound: SuiteTrait, TestTrait, TestScoping {
   let nanoseconds: UInt64
 
@@ -23,6 +28,15 @@ public struct TimeBound: SuiteTrait, TestTrait, TestScoping {
 
   public func provideScope(
     for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+  ) async throws {
+    try await TestTurns.shared.withTurn {
+      try await runWithinLimit(test, function)
+    }
+  }
+
+  /// Runs `function` without waiting for a turn, within the limit.
+  func runWithinLimit(
+    _ test: Test, _ function: @Sendable () async throws -> Void
   ) async throws {
     let limit = nanoseconds
     try await withoutActuallyEscaping(function) { function in
@@ -45,11 +59,17 @@ public struct TimeBound: SuiteTrait, TestTrait, TestScoping {
 }
 
 extension Trait where Self == TimeBound {
-  /// Fails each test that runs longer than `minutes`, and stops waiting for it.
+  /// Fails each test that runs longer than `minutes` after its turn came, and stops waiting for it.
   ///
   /// - Parameter minutes: The limit.
   /// - Returns: The trait.
   public static func bounded(minutes: Int) -> Self {
     TimeBound(nanoseconds: UInt64(minutes) * 60 * 1_000_000_000)
   }
+
+  /// The limit every suite carries: five minutes of a test's own time, to catch a hang.
+  ///
+  /// No test comes near it: the slowest take seconds under ThreadSanitizer beside ten CPU hogs.
+  /// A test that ends within it passes whatever the load; one that hangs fails and is cancelled.
+  public static var catchesHangs: Self { .bounded(minutes: 5) }
 }

@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import Statecraft
+import StatecraftTestSupport
 import Testing
 
 /// The folder the example executables are built into: the one this test bundle is in.
@@ -7,8 +9,10 @@ let builtProducts = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastP
 
 /// Runs an example executable with `input` on standard input and returns what it printed,
 /// expecting it to exit with status 0.
-func runExample(_ name: String, arguments: [String] = [], input: String = "") throws -> String {
-  let run = try runExampleToEnd(name, arguments: arguments, input: input)
+func runExample(
+  _ name: String, arguments: [String] = [], input: String = ""
+) async throws -> String {
+  let run = try await runExampleToEnd(name, arguments: arguments, input: input)
   #expect(run.status == 0, "\(name) exited with \(run.status): \(run.errors)")
   return run.output
 }
@@ -22,7 +26,16 @@ struct ExampleRun {
 
 /// Runs an example executable with `input` on standard input and returns what it printed and how
 /// it exited, whatever the status.
-func runExampleToEnd(_ name: String, arguments: [String] = [], input: String = "") throws
+///
+/// The example runs, and is waited for, on a thread of this function's own: the test's task
+/// awaits it without holding a thread of the cooperative pool, which every other test needs.
+func runExampleToEnd(
+  _ name: String, arguments: [String] = [], input: String = ""
+) async throws -> ExampleRun {
+  try await onOwnThread { try runExampleBlocking(name, arguments: arguments, input: input) }
+}
+
+private func runExampleBlocking(_ name: String, arguments: [String], input: String) throws
   -> ExampleRun
 {
   let process = Process()
@@ -36,7 +49,7 @@ func runExampleToEnd(_ name: String, arguments: [String] = [], input: String = "
   process.standardOutput = stdout
   process.standardError = stderr
   try process.run()
-  let watchdog = terminate(process, after: .seconds(60))
+  let watchdog = terminate(process, after: .nanoseconds(Int(Interval.patience.nanoseconds)))
   defer { watchdog.cancel() }
   stdin.fileHandleForWriting.write(Data(input.utf8))
   try stdin.fileHandleForWriting.close()

@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
 import Statecraft
+import StatecraftTestSupport
+import Testing
 
 struct TestState: Equatable, Sendable {
   var count = 0
@@ -119,11 +121,19 @@ func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async
   }
 }
 
-/// Waits on the main actor, letting the main queue run, until `condition` holds or 10 s pass.
+/// Waits on the main actor, letting the main queue run, until `condition` holds; records an
+/// issue if it does not within ``Interval/patience`` (a failure bound only).
 @MainActor
-func waitUntil(_ condition: @MainActor () -> Bool) async {
-  let deadline = MonotonicClock.now + Interval.seconds(10).nanoseconds
-  while !condition(), MonotonicClock.now < deadline {
+func waitUntil(
+  _ condition: @MainActor () -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+) async {
+  let deadline = MonotonicClock.now + Interval.patience.nanoseconds
+  while !condition() {
+    guard MonotonicClock.now < deadline else {
+      Issue.record(
+        "The condition did not hold within \(Interval.patience).", sourceLocation: sourceLocation)
+      return
+    }
     await MonotonicClock.sleep(for: .milliseconds(1))
   }
 }
@@ -134,13 +144,16 @@ private final class Barrier: Sendable {
 
 /// Runs `body` on another thread and waits for it without yielding the main queue, so that every
 /// state it commits waits for the same round (C5, C13).
+///
+/// `body` runs on a thread of its own, not a pool's: a pool busy with other tests' work would
+/// keep it, and this test's hold on the main queue, waiting for its turn.
 @MainActor
 func onAnotherThreadWhileHoldingTheMainQueue(_ body: @escaping @Sendable () -> Void) {
   let done = DispatchSemaphore(value: 0)
-  DispatchQueue.global().async {
+  Thread {
     body()
     done.signal()
-  }
+  }.start()
   done.wait()
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Statecraft
+import StatecraftTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -16,9 +17,22 @@ import Statecraft
 
 /// Runs a program on a pseudo-terminal, as a person at a terminal would: it waits for the
 /// prompt before typing each line, and returns everything the terminal showed.
+///
+/// The program runs, and is read, from a thread of this function's own: the test's task awaits
+/// it without holding a thread of the cooperative pool. `timeout` is a failure bound only.
 func runInPseudoTerminal(
   _ executable: URL, arguments: [String], typing lines: [String], prompt: String = "> ",
-  timeout: Interval = .seconds(20)
+  timeout: Interval = .patience
+) async throws -> String {
+  try await onOwnThread {
+    try runInPseudoTerminalBlocking(
+      executable, arguments: arguments, typing: lines, prompt: prompt, timeout: timeout)
+  }
+}
+
+private func runInPseudoTerminalBlocking(
+  _ executable: URL, arguments: [String], typing lines: [String], prompt: String,
+  timeout: Interval
 ) throws -> String {
   let master = openPseudoTerminal(O_RDWR | O_NOCTTY)
   guard master >= 0, grantPseudoTerminal(master) == 0, unlockPseudoTerminal(master) == 0,
