@@ -431,13 +431,12 @@ import Testing
             return false
           })
         })
-      // The predicate runs for actions reduced after the thunk started waiting. The bound is
-      // wide: under TSan in CI the thunk's task once took over 10 s to get a thread, while
-      // exit tests' child processes held both cores.
-      let deadline = MonotonicClock.now + Interval.seconds(30).nanoseconds
+      // The predicate runs for actions reduced after the thunk started waiting, which only
+      // the thunk's own task knows; the bound is a failure bound only.
+      let deadline = MonotonicClock.now + Interval.patience.nanoseconds
       while !parked.isSet, MonotonicClock.now < deadline {
         store.dispatch(Increment())
-        await Task.yield()
+        await MonotonicClock.sleep(for: .milliseconds(1))
       }
       #expect(parked.isSet)
       weakStore = store
@@ -520,20 +519,28 @@ import Testing
     let store = makeStore()
     let recorders = (0..<100).map { _ in Recorder<Int>() }
     for recorder in recorders { store.subscribe(recorder) { $0.select(\.count) } }
-    // Another thread commits until a block queued on the main queue has run, or for 30 s: the
-    // old engine's drain held the main queue for as long as the burst lasted. A time, not a
-    // count, bounds the burst, so a main queue slowed by other tests still gets its turn. Under
-    // TSan in CI, other suites that hold the main queue on purpose once kept it past 10 s.
-    // The 30 s count from the burst's start, not the test's: under TSan in CI, tests that block
-    // the cooperative pool once held this task back for 25 s.
+    // Another thread commits until a block queued on the main queue has run: an engine whose
+    // drain held the main queue for as long as commits came would keep it from running until
+    // the burst gives up, ``Interval/patience`` after the block was queued (a failure bound
+    // only). A time, not a count, bounds the burst, and it counts from the block's posting, not
+    // the burst's start: however long the first rounds take on a busy machine, the block has
+    // the whole bound to get its turn.
     let stop = Flag()
+    let posted = Guarded<UInt64?>(nil)
     let burst = Task.detached {
-      let giveUp = MonotonicClock.now + Interval.seconds(30).nanoseconds
-      while !stop.isSet, MonotonicClock.now < giveUp { store.dispatch(Increment()) }
-      return stop.isSet
+      while !stop.isSet {
+        if let posted = posted.withLock({ $0 }),
+          MonotonicClock.now > posted + Interval.patience.nanoseconds
+        {
+          return false
+        }
+        store.dispatch(Increment())
+      }
+      return true
     }
     await waitUntil { recorders[0].values.count >= 3 }  // rounds are running
     await withCheckedContinuation { continuation in
+      posted.withLock { $0 = MonotonicClock.now }
       DispatchQueue.main.async {
         stop.set()
         continuation.resume()

@@ -123,11 +123,7 @@ private let composedMainActorReducer = combineReducers(
     }
     let store = makeMainActorStore(middleware: [later])
     await MainActor.run { store.dispatch(Increment()) }
-    let deadline = MonotonicClock.now + Interval.seconds(10).nanoseconds
-    while store.state.count == 0, MonotonicClock.now < deadline {
-      await MonotonicClock.sleep(for: .milliseconds(1))
-    }
-    #expect(store.state.count == 1)
+    #expect(await eventually { store.state.count == 1 })
     #expect(reductionsOffMain.load(ordering: .relaxed) == before)
   }
 

@@ -85,11 +85,7 @@ import Testing
     let store = makeStore(middleware: [delay])
     store.dispatch(Increment())
     #expect(store.state.count == 0)
-    let deadline = MonotonicClock.now + Interval.seconds(10).nanoseconds
-    while store.state.count == 0, MonotonicClock.now < deadline {
-      await MonotonicClock.sleep(for: .milliseconds(1))
-    }
-    #expect(store.state.count == 1)
+    #expect(await eventually { store.state.count == 1 })
   }
 
   @MainActor

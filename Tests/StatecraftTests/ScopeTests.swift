@@ -290,7 +290,7 @@ import Testing
     let profile = root.scope(\.profile)
     let taking = profile.dispatch(
       Thunk<Profile> { context in
-        _ = try await context.take(where: { $0 is Tick }, timeout: .seconds(20))
+        _ = try await context.take(where: { $0 is Tick }, timeout: .patience)
         context.dispatch(ProfileAction.save)
       })
     let done = Guarded(false)
@@ -308,7 +308,7 @@ import Testing
 
     let waiting = profile.dispatch(
       Thunk<Profile> { context in
-        try await context.condition({ $0.name == "Din" }, timeout: .seconds(20))
+        try await context.condition({ $0.name == "Din" }, timeout: .patience)
         context.dispatch(ProfileAction.save)
       })
     var actions = profile.actions().makeAsyncIterator()

@@ -112,7 +112,7 @@ import Testing
             // Another thread commits the change now, before the listener is added.
             DispatchQueue.global().sync { store.dispatch(Increment()) }
             return false
-          }, timeout: .seconds(20))
+          }, timeout: .patience)
         context.dispatch(SetLabel(label: "met"))
       })
     try await waiter.value
