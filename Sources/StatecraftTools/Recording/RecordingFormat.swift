@@ -188,6 +188,39 @@ package enum RecordedState: Sendable, Equatable {
   }
 }
 
+/// The actions a gap line says were not written, read from its `gap` object and checked: the
+/// numbers come from a file or a connection, and name actions that can exist only when `from` is
+/// at least 0, `count` at least 1, and the last index, `from + count − 1`, an `Int`.
+package struct RecordedGap: Sendable, Equatable {
+  /// The index of the first action dropped.
+  package let from: Int
+  /// How many actions were dropped.
+  package let count: Int
+
+  /// Reads the `gap` object of a line.
+  package init(line object: [String: JSONValue]) throws(RecordingLineError) {
+    guard case .object(let gap)? = object["gap"], case .integer(let from) = gap["from"],
+      case .integer(let count) = gap["count"]
+    else { throw RecordingLineError("a gap without from and count") }
+    guard from >= 0, count >= 1, from <= Int64.max - (count - 1) else {
+      throw RecordingLineError(
+        "a gap of \(count) actions from index \(from), which no recorder writes: from is at "
+          + "least 0, count at least 1, and from + count - 1 at most \(Int64.max)")
+    }
+    self.from = Int(from)
+    self.count = Int(count)
+  }
+
+  /// "3 actions (index 4 to 6)", for any numbers: where the last index is not an `Int`, the
+  /// range is left open instead of computed.
+  package static func describe(from: Int, count: Int) -> String {
+    guard from >= 0, count >= 1, from <= Int.max - (count - 1) else {
+      return "\(count) actions (index \(from) on)"
+    }
+    return "\(count) actions (index \(from) to \(from + (count - 1)))"
+  }
+}
+
 /// Why a line is not a line of a recording.
 package struct RecordingLineError: Error, CustomStringConvertible {
   package let description: String

@@ -1,18 +1,21 @@
 import Dispatch
-import Foundation
 import Statecraft
-import StatecraftTools
 
 /// What the live inspector knows of the connected app's session, in the shape the page reads,
 /// and the pages it tells: the app's lines come in, page events go out.
-final class LiveSession: Sendable {
+///
+/// `inspect --live` holds one; every number in a line is the app's to choose, so none is used in
+/// arithmetic before it is checked.
+package final class LiveSession: Sendable {
   /// A page's event stream: events wait here until its connection's thread writes them.
-  final class Client: Sendable {
-    let wake = DispatchSemaphore(value: 0)
+  package final class Client: Sendable {
+    package let wake = DispatchSemaphore(value: 0)
     fileprivate let queue = Locked<(events: [String], bytes: Int, needsReset: Bool)>(([], 0, true))
 
+    package init() {}
+
     /// The events to write, a reset first if the page fell too far behind.
-    func take(_ session: LiveSession) -> [String] {
+    package func take(_ session: LiveSession) -> [String] {
       let (events, needsReset) = queue.withLock { queue in
         defer { queue = ([], 0, false) }
         return (queue.events, queue.needsReset)
@@ -50,12 +53,14 @@ final class LiveSession: Sendable {
 
   // MARK: Pages
 
-  func add(_ client: Client) {
+  package init() {}
+
+  package func add(_ client: Client) {
     clients.withLock { $0[ObjectIdentifier(client)] = client }
     client.wake.signal()
   }
 
-  func remove(_ client: Client) {
+  package func remove(_ client: Client) {
     _ = clients.withLock { $0.removeValue(forKey: ObjectIdentifier(client)) }
   }
 
@@ -80,7 +85,7 @@ final class LiveSession: Sendable {
   }
 
   /// What a page that connects, or fell behind, receives: the whole session and the status.
-  func resetEvents() -> [String] {
+  package func resetEvents() -> [String] {
     let (data, status) = model.withLock { model -> (JSONValue, JSONValue) in
       let data: JSONValue = .object([
         "types": .array(model.types.map(JSONValue.string)), "actions": .array(model.actions),
@@ -99,7 +104,7 @@ final class LiveSession: Sendable {
   // MARK: The app
 
   /// The app connected: a new session starts, and commands go to `send`.
-  func appConnected(send: @escaping @Sendable ([UInt8]) -> Bool) {
+  package func appConnected(send: @escaping @Sendable ([UInt8]) -> Bool) {
     app.withLock { $0 = send }
     model.withLock { model in
       model = Model()
@@ -108,7 +113,7 @@ final class LiveSession: Sendable {
     for event in resetEvents() { broadcast(event) }
   }
 
-  func appDisconnected() {
+  package func appDisconnected() {
     app.withLock { $0 = nil }
     let status = model.withLock { model -> JSONValue in
       model.status["connected"] = .bool(false)
@@ -118,13 +123,13 @@ final class LiveSession: Sendable {
   }
 
   /// Sends a page's command to the app; `false` when no app is connected.
-  func send(command: JSONValue) -> Bool {
+  package func send(command: JSONValue) -> Bool {
     guard let send = app.withLock({ $0 }) else { return false }
     return send(Array((command.jsonText() + "\n").utf8))
   }
 
   /// Takes lines the app sent, then tells the pages what changed.
-  func receive(lines: [ArraySlice<UInt8>]) {
+  package func receive(lines: [ArraySlice<UInt8>]) {
     var events: [String] = []
     var needsReset = false
     model.withLock { model in
@@ -154,7 +159,14 @@ final class LiveSession: Sendable {
           Self.apply(rewrite: rewrite, to: &model)
           needsReset = true
         } else {
-          Self.add(line: object, to: &model)
+          do throws(RecordingLineError) {
+            try Self.add(line: object, to: &model)
+          } catch {
+            events.append(
+              Self.event(
+                "problem",
+                .object(["error": .string("the app sent a line that cannot be shown: \(error)")])))
+          }
         }
       }
       if !needsReset, model.newActions > 0 {
@@ -184,13 +196,10 @@ final class LiveSession: Sendable {
   }
 
   /// An action line or a gap line, as a step of the page.
-  private static func add(line object: [String: JSONValue], to model: inout Model) {
-    let recorded: RecordedState
-    do {
-      recorded = try RecordedState(line: object)
-    } catch {
-      return
-    }
+  private static func add(
+    line object: [String: JSONValue], to model: inout Model
+  ) throws(RecordingLineError) {
+    let recorded = try RecordedState(line: object)
     let typeName: String
     let label: JSONValue
     var index: JSONValue = .null
@@ -198,17 +207,16 @@ final class LiveSession: Sendable {
       guard case .array(let parts) = action, parts.count > 1 else { return nil }
       return parts[1].doubleValue
     }
-    if case .object(let gap)? = object["gap"] {
+    if object["gap"] != nil {
+      let gap = try RecordedGap(line: object)
       typeName = SessionReport.gapTypeName
-      let from = gap["from"]?.integerValue ?? 0
-      let count = gap["count"]?.integerValue ?? 0
       label = .string(
-        "\(count) actions (index \(from) to \(from + count - 1)) were not sent: the app's "
-          + "sender fell behind")
+        RecordedGap.describe(from: gap.from, count: gap.count)
+          + " were not sent: the app's sender fell behind")
     } else {
       guard case .string(let type)? = object["type"],
         let recordedIndex = object["index"]?.integerValue
-      else { return }
+      else { return }  // a kind of line this inspector does not know
       typeName = type
       index = .integer(Int64(recordedIndex))
       time = object["time"]?.doubleValue ?? time
