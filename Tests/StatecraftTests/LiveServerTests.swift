@@ -61,8 +61,7 @@ import Testing
     let running = try Running(limits: .init(connections: 4, requestTimeout: .seconds(60)))
     defer { running.stop() }
     let port = running.port
-    let (pageHead, appHead, secondPageHead, holders) = await onItsOwnThread {
-      () -> (String, String, String, [LoopbackClient]) in
+    let result = await onItsOwnThread { () -> (String, String, String, [LoopbackClient]) in
       // Each starts a request it never finishes; the server accepts in the order of connection.
       var holders: [LoopbackClient] = []
       for _ in 0..<4 {
@@ -81,6 +80,7 @@ import Testing
       second?.send(running.pageRequest)
       return (pageHead, appHead, second?.readHead() ?? "", holders + [app].compactMap { $0 })
     }
+    let (pageHead, appHead, secondPageHead, holders) = try #require(result)
     #expect(holders.count == 5)
     #expect(pageHead.hasPrefix("HTTP/1.1 200 OK"), "\(pageHead)")
     #expect(appHead.hasPrefix("HTTP/1.1 101 "), "\(appHead)")
@@ -105,7 +105,8 @@ import Testing
       }
       return nil
     }
-    #expect(answer?.hasPrefix("HTTP/1.1 408 Request Timeout") == true, "\(answer ?? "no answer")")
+    #expect(
+      answer??.hasPrefix("HTTP/1.1 408 Request Timeout") == true, "\(String(describing: answer))")
   }
 
   @Test(arguments: [
@@ -116,11 +117,12 @@ import Testing
     defer { running.stop() }
     let port = running.port
     let request = running.request("GET /?token=\(Self.token) HTTP/1.1\r\n\(hosts)")
-    let head = await onItsOwnThread { () -> String in
-      guard let client = LoopbackClient(port: port) else { return "" }
-      client.send(request)
-      return client.readHead()
-    }
+    let head = try #require(
+      await onItsOwnThread { () -> String in
+        guard let client = LoopbackClient(port: port) else { return "" }
+        client.send(request)
+        return client.readHead()
+      })
     #expect(head.hasPrefix("HTTP/1.1 400 Bad Request"), "\(head)")
   }
 }

@@ -480,6 +480,58 @@ import Testing
     socket = nil
   }
 
+  /// An action of 256 KiB, to fill the socket's buffers.
+  struct Blob: Action, Codable, Equatable {
+    let text: String
+  }
+
+  @Test func closeReturnsAtOnceWhenTheInspectorStopsReading() async throws {
+    let inspector = try SilentInspector(readsLines: false)
+    inspector.answer()
+    defer { inspector.stop() }
+    var registry = Self.registry
+    registry.register(Blob.self)
+    let live = try LiveInspection<[Int]>(url: inspector.url, registry: registry)
+    let store = Self.store(inspectedBy: live)
+    // 16 MiB: more than the socket's buffers hold, so the writer blocks in a send.
+    let text = String(repeating: "x", count: 256 << 10)
+    for _ in 0..<64 { store.dispatch(Blob(text: text)) }
+    let closed = await onItsOwnThread { () -> Bool in
+      live.close()
+      return true
+    }
+    #expect(closed == true, "close() did not return within 30 s")
+    #expect(!live.isConnected)
+    store.dispatch(Step.add(1))
+    #expect(store.state == [1])
+  }
+
+  @Test func fromEnvironmentReturnsAtOnceWhenTheInspectorDoesNotAnswerAndStreamsOnceItDoes()
+    async throws
+  {
+    let inspector = try SilentInspector()
+    defer { inspector.stop() }
+    let environment = ["STATECRAFT_INSPECTOR": inspector.url.absoluteString]
+    let created = await onItsOwnThread {
+      LiveInspection<[Int]>.fromEnvironment(
+        environment, registry: Self.registry, stateInterval: .zero,
+        reconnectInterval: .milliseconds(50))
+    }
+    let returned = try #require(created, "fromEnvironment did not return within 30 s")
+    let live = try #require(returned, "fromEnvironment found no inspector's address")
+    #expect(!live.isConnected)
+    let store = Self.store(inspectedBy: live)
+    store.dispatch(Step.add(1))
+    inspector.answer()
+    // Connected: the stream starts with its header, then the next state is whole.
+    #expect(await inspector.line { $0.contains(RecordingFormat.name) } != nil)
+    store.dispatch(Step.add(2))
+    let line = await inspector.line { $0.contains(#""index":2"#) }
+    let object = try JSONValue.parse(Data(try #require(line).utf8))
+    #expect(object.objectValue?["state"] == .array([.integer(1), .integer(2)]))
+    live.close()
+  }
+
   @Test func anInspectorThatRefusesTheTokenIsAnErrorThatSaysSo() throws {
     let inspector = try Inspector(status: "403 Forbidden")
     #expect {

@@ -6,14 +6,6 @@ import Foundation
   import Darwin
 #endif
 
-/// Runs `body` on a thread of its own, off the cooperative pool, and awaits what it returns: for
-/// blocking socket work in tests.
-func onItsOwnThread<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
-  await withCheckedContinuation { continuation in
-    Thread { continuation.resume(returning: body()) }.start()
-  }
-}
-
 /// A TCP client on 127.0.0.1 with blocking calls, for tests of a server; each read waits at most
 /// 30 s, a bound that only a hung server reaches.
 final class LoopbackClient: Sendable {
