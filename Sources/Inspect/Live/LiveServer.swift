@@ -253,6 +253,7 @@ final class LiveServer: Sendable {
         connection.respond(status: "403 Forbidden", body: refused)
         return
       }
+      holdsToken(slot)
       connection.respond(
         status: "200 OK", contentType: "text/html; charset=utf-8",
         headers:
@@ -272,6 +273,7 @@ final class LiveServer: Sendable {
         connection.respond(status: "403 Forbidden", body: refused)
         return
       }
+      holdsToken(slot)
       if let origin = request.headers["origin"],
         !allowedHosts.contains(where: { "http://\($0)" == origin.lowercased() })
       {
