@@ -155,10 +155,10 @@ struct LineReader {
 }
 
 extension JSONValue {
-  /// The number, if this is one without a fraction.
+  /// The number, if this is one without a fraction that is an `Int` on this system.
   package var integerValue: Int? {
     switch self {
-    case .integer(let value): Int(value)
+    case .integer(let value): Int(exactly: value)
     default: nil
     }
   }

@@ -113,9 +113,9 @@ public enum RecordingFormat {
     /// Reads a header line, or returns `nil` when `json` is not one.
     package init?(json: JSONValue) {
       guard case .object(let object) = json, object["format"] == .string(RecordingFormat.name),
-        case .integer(let version) = object["version"]
+        case .integer(let wide) = object["version"], let version = Int(exactly: wide)
       else { return nil }
-      self.version = Int(version)
+      self.version = version
       if case .string(let type) = object["stateType"] { stateType = type } else { stateType = nil }
       switch object["startedAt"] {
       case .number(let value): startedAt = value
@@ -123,7 +123,7 @@ public enum RecordingFormat {
       default: startedAt = nil
       }
       if case .integer(let value) = object["snapshotInterval"] {
-        snapshotInterval = Int(value)
+        snapshotInterval = Int(exactly: value)
       } else {
         snapshotInterval = nil
       }
@@ -202,13 +202,15 @@ package struct RecordedGap: Sendable, Equatable {
     guard case .object(let gap)? = object["gap"], case .integer(let from) = gap["from"],
       case .integer(let count) = gap["count"]
     else { throw RecordingLineError("a gap without from and count") }
-    guard from >= 0, count >= 1, from <= Int64.max - (count - 1) else {
+    guard let from = Int(exactly: from), let count = Int(exactly: count), from >= 0, count >= 1,
+      from <= Int.max - (count - 1)
+    else {
       throw RecordingLineError(
         "a gap of \(count) actions from index \(from), which no recorder writes: from is at "
-          + "least 0, count at least 1, and from + count - 1 at most \(Int64.max)")
+          + "least 0, count at least 1, and from + count - 1 at most \(Int.max)")
     }
-    self.from = Int(from)
-    self.count = Int(count)
+    self.from = from
+    self.count = count
   }
 
   /// "3 actions (index 4 to 6)", for any numbers: where the last index is not an `Int`, the
