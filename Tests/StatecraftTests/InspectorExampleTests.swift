@@ -150,6 +150,27 @@ import Testing
     try? FileManager.default.removeItem(atPath: file.path + ".html")
   }
 
+  @Test func aGapPastTheLastIndexIsAProblemInEveryModeNotACrash() async throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "gap-\(UUID().uuidString).jsonl")
+    defer { try? FileManager.default.removeItem(at: file) }
+    let counter = try String(
+      contentsOf: sessions.appendingPathComponent("counter.jsonl"), encoding: .utf8)
+    let lines = counter.split(separator: "\n")
+    let hostile = [lines[0], #"{"gap":{"from":9223372036854775807,"count":2}}"#] + lines[1...]
+    try Data(hostile.joined(separator: "\n").utf8).write(to: file)
+    let page = file.path + ".html"
+    defer { try? FileManager.default.removeItem(atPath: page) }
+    for options in [
+      [], ["--state", "0"], ["--html", page], ["--swift-test", "t"] + Self.names("counter"),
+    ] {
+      let run = try await runExampleToEnd("inspect", arguments: [file.path] + options)
+      #expect(run.status == 0 || run.status == 65, "\(options): \(run.status) \(run.errors)")
+      #expect(
+        run.errors.contains("line 2: not a recorded action (a gap of 2 actions"), "\(options)")
+    }
+  }
+
   @Test func theStateAfterAStepIsPrintedAsJSON() async throws {
     let session = sessions.appendingPathComponent("todo.jsonl").path
     let run = try await runExampleToEnd("inspect", arguments: [session, "--state", "4"])

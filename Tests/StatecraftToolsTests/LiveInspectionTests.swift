@@ -163,15 +163,6 @@ import Testing
 
   /// Waits up to 10 s for `condition`: the app and the stand-in run on their own threads. It
   /// sleeps as a task, so that waiting holds no thread of the cooperative pool other tests need.
-  private func eventually(_ condition: () -> Bool) async -> Bool {
-    let deadline = DispatchTime.now() + 10
-    while DispatchTime.now() < deadline {
-      if condition() { return true }
-      try? await Task.sleep(nanoseconds: 2_000_000)
-    }
-    return condition()
-  }
-
   @Test func theAppStreamsItsActionsAndTheirStatesAsTheRecordingFormat() async throws {
     let inspector = try Inspector()
     let live = try LiveInspection<[Int]>(url: inspector.url, registry: Self.registry)
@@ -478,6 +469,58 @@ import Testing
     #expect(lines.isEmpty)
     #expect(throws: LiveSocket.Failure.self) { try socket?.send(Array("x\n".utf8)) }
     socket = nil
+  }
+
+  /// An action of 256 KiB, to fill the socket's buffers.
+  struct Blob: Action, Codable, Equatable {
+    let text: String
+  }
+
+  @Test func closeReturnsAtOnceWhenTheInspectorStopsReading() async throws {
+    let inspector = try SilentInspector(readsLines: false)
+    inspector.answer()
+    defer { inspector.stop() }
+    var registry = Self.registry
+    registry.register(Blob.self)
+    let live = try LiveInspection<[Int]>(url: inspector.url, registry: registry)
+    let store = Self.store(inspectedBy: live)
+    // 16 MiB: more than the socket's buffers hold, so the writer blocks in a send.
+    let text = String(repeating: "x", count: 256 << 10)
+    for _ in 0..<64 { store.dispatch(Blob(text: text)) }
+    let closed = await onItsOwnThread { () -> Bool in
+      live.close()
+      return true
+    }
+    #expect(closed == true, "close() did not return within the test's patience")
+    #expect(!live.isConnected)
+    store.dispatch(Step.add(1))
+    #expect(store.state == [1])
+  }
+
+  @Test func fromEnvironmentReturnsAtOnceWhenTheInspectorDoesNotAnswerAndStreamsOnceItDoes()
+    async throws
+  {
+    let inspector = try SilentInspector()
+    defer { inspector.stop() }
+    let environment = ["STATECRAFT_INSPECTOR": inspector.url.absoluteString]
+    let created = await onItsOwnThread {
+      LiveInspection<[Int]>.fromEnvironment(
+        environment, registry: Self.registry, stateInterval: .zero,
+        reconnectInterval: .milliseconds(50))
+    }
+    let returned = try #require(created, "fromEnvironment did not return within the test's patience")
+    let live = try #require(returned, "fromEnvironment found no inspector's address")
+    #expect(!live.isConnected)
+    let store = Self.store(inspectedBy: live)
+    store.dispatch(Step.add(1))
+    inspector.answer()
+    // Connected: the stream starts with its header, then the next state is whole.
+    #expect(await inspector.line { $0.contains(RecordingFormat.name) } != nil)
+    store.dispatch(Step.add(2))
+    let line = await inspector.line { $0.contains(#""index":2"#) }
+    let object = try JSONValue.parse(Data(try #require(line).utf8))
+    #expect(object.objectValue?["state"] == .array([.integer(1), .integer(2)]))
+    live.close()
   }
 
   @Test func anInspectorThatRefusesTheTokenIsAnErrorThatSaysSo() throws {

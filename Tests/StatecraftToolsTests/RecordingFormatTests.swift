@@ -281,6 +281,36 @@ import Testing
     #expect("\(recording.problems)".contains("nested deeper than 512 levels"))
   }
 
+  @Test(arguments: [
+    #"{"gap":{"from":9223372036854775807,"count":2}}"#,
+    #"{"gap":{"from":-9223372036854775808,"count":0}}"#,
+    #"{"gap":{"from":-1,"count":1}}"#, #"{"gap":{"from":0,"count":-5}}"#,
+  ])
+  func aGapWhoseIndicesCannotExistStopsReadingThereInsteadOfTrapping(line: String) {
+    let header = #"{"format":"statecraft-recording","version":2,"stateType":"S"}"#
+    let action = #"{"index":0,"time":0,"type":"T","payload":null,"state":{"n":1}}"#
+    let recording = Recording(
+      data: Data([header, action, line, action].joined(separator: "\n").utf8))
+    #expect(recording.gaps.isEmpty)
+    #expect(recording.entries.count == 1)
+    #expect(recording.stoppedAtLine == 3)
+    #expect("\(recording.problems)".contains("which no recorder writes"))
+    // What `inspect` builds from it in each of its modes.
+    let report = SessionReport(recording: recording)
+    #expect(report.state(afterStep: 1)?.state == .object(["n": .integer(1)]))
+    #expect(report.html(title: "gap").contains("<html"))
+  }
+
+  @Test func aGapAtTheLastIndexThereIsIsRead() {
+    let line = #"{"gap":{"from":9223372036854775806,"count":2}}"#
+    let recording = Recording(data: Data(line.utf8))
+    #expect(recording.gaps.map(\.count) == [2])
+    #expect(
+      "\(recording.problems)".contains(
+        "2 actions (index 9223372036854775806 to 9223372036854775807) were not recorded"))
+    #expect(SessionReport(recording: recording).actionCount == 1)
+  }
+
   @Test func theParserReadsWhatJSONEncoderWrites() throws {
     var random = SeededRandom(seed: 7)
     for _ in 0..<200 {

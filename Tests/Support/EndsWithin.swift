@@ -40,7 +40,7 @@ private final class Claimed: @unchecked Sendable {
 ///
 /// For a condition that other threads make true and that has no event to await; the looking
 /// sleeps between looks, so it leaves the processor to the work it waits for.
-public func eventually(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
+nonisolated(nonsending) public func eventually(_ condition: () -> Bool) async -> Bool {
   let deadline = MonotonicClock.now + Interval.patience.nanoseconds
   while !condition() {
     guard MonotonicClock.now < deadline else { return false }

@@ -17,18 +17,10 @@ final class HTTPConnection {
     #if canImport(Darwin)
       _ = setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(4))
     #endif
-    setReceiveTimeout(seconds: 10)
   }
 
   deinit {
     _ = close(descriptor)
-  }
-
-  /// A limit on how long a read waits: a client that sends nothing is dropped.
-  func setReceiveTimeout(seconds: Int) {
-    var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-    _ = setsockopt(
-      descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
   }
 
   struct Request {
@@ -40,41 +32,65 @@ final class HTTPConnection {
     var body: [UInt8]
   }
 
+  /// Why no request was read.
+  enum RequestError: Error, Equatable {
+    /// The peer closed the connection or it failed: nobody to answer.
+    case closed
+    /// The whole request did not arrive before its deadline.
+    case timedOut
+    /// Not a request this server reads; the reason is the response's body.
+    case malformed(String)
+  }
+
+  /// Headers a request may hold once: with two, a check could read one and the handler the
+  /// other.
+  static let singleHeaders: Set<String> = [
+    "host", "content-length", "transfer-encoding", "authorization", "origin",
+    "x-statecraft-token",
+  ]
+
   /// Bytes read past the request's head and body: the start of a live connection's stream.
   private(set) var leftover: [UInt8] = []
 
-  /// Reads one request: a head of at most 16 KiB and a body of at most `maximumBody` bytes.
-  func readRequest(maximumBody: Int = 64 * 1_024) -> Request? {
+  /// Reads one request: a head of at most 16 KiB and a body of at most `maximumBody` bytes, all
+  /// of it before `deadline`, however the bytes trickle in.
+  func readRequest(
+    before deadline: DispatchTime, maximumBody: Int = 64 * 1_024
+  ) throws(RequestError) -> Request {
     var bytes: [UInt8] = []
     var block = [UInt8](repeating: 0, count: 4_096)
     var headEnd: Int?
     while headEnd == nil {
-      guard bytes.count < 16_384 else { return nil }
-      let count = block.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-      if count < 0, errno == EINTR { continue }
-      guard count > 0 else { return nil }
-      bytes += block[..<count]
+      guard bytes.count < 16_384 else { throw .malformed("the request's head is over 16 KiB") }
+      bytes += try readBlock(&block, before: deadline)
       headEnd = Self.endOfHead(in: bytes)
     }
-    guard let headEnd else { return nil }
+    guard let headEnd else { throw .closed }
     let head = String(decoding: bytes[..<headEnd], as: UTF8.self)
     var lines = head.components(separatedBy: "\r\n")
     let parts = lines.removeFirst().split(separator: " ")
-    guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else { return nil }
+    guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else {
+      throw .malformed("not an HTTP request")
+    }
     var headers: [String: String] = [:]
     for line in lines where !line.isEmpty {
-      guard let colon = line.firstIndex(of: ":") else { return nil }
-      headers[line[..<colon].lowercased()] = line[line.index(after: colon)...]
-        .trimmingCharacters(in: .whitespaces)
+      guard let colon = line.firstIndex(of: ":") else { throw .malformed("a header without :") }
+      let name = line[..<colon].lowercased()
+      guard headers[name] == nil || !Self.singleHeaders.contains(name) else {
+        throw .malformed("the \(name) header is given twice")
+      }
+      headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
+    guard headers["transfer-encoding"] == nil else {
+      throw .malformed("send a body with Content-Length, not Transfer-Encoding")
     }
     var body = Array(bytes[headEnd...])
     let length = Int(headers["content-length"] ?? "0") ?? -1
-    guard length >= 0, length <= maximumBody else { return nil }
+    guard length >= 0, length <= maximumBody else {
+      throw .malformed("a body is at most \(maximumBody) bytes, with its Content-Length")
+    }
     while body.count < length {
-      let count = block.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-      if count < 0, errno == EINTR { continue }
-      guard count > 0 else { return nil }
-      body += block[..<count]
+      body += try readBlock(&block, before: deadline)
     }
     leftover = Array(body[length...])
     body = Array(body[..<length])
@@ -85,6 +101,28 @@ final class HTTPConnection {
     return Request(
       method: String(parts[0]), path: components?.path ?? target, query: query, headers: headers,
       body: body)
+  }
+
+  /// Waits for bytes until `deadline`, then reads what arrived into `block`.
+  private func readBlock(
+    _ block: inout [UInt8], before deadline: DispatchTime
+  ) throws(RequestError) -> ArraySlice<UInt8> {
+    while true {
+      let now = DispatchTime.now().uptimeNanoseconds
+      guard now < deadline.uptimeNanoseconds else { throw .timedOut }
+      let milliseconds = (deadline.uptimeNanoseconds - now + 999_999) / 1_000_000
+      var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+      let ready = poll(&entry, 1, Int32(clamping: milliseconds))
+      if ready < 0, errno == EINTR { continue }
+      guard ready > 0 else {
+        if ready == 0 { continue }  // the deadline is checked above
+        throw .closed
+      }
+      let count = block.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else { throw .closed }
+      return block[..<count]
+    }
   }
 
   /// The offset after the blank line that ends an HTTP head, if `bytes` holds it.

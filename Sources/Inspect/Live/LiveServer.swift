@@ -37,7 +37,8 @@ func runLiveInspector(_ settings: Options.LiveSettings) -> Never {
   fflush(nil)
   let server = LiveServer(
     token: token, allowedHosts: allowedHosts(settings.host, port), session: LiveSession())
-  server.acceptForever(listener)
+  server.run(listener)
+  fail("stopped accepting connections: \(String(cString: strerror(errno)))", status: 71)
 }
 
 /// 128 random bits as 32 hexadecimal digits.
@@ -115,38 +116,99 @@ func listen(on host: String, port: UInt16) throws -> (Int32, UInt16) {
   return (descriptor, actual)
 }
 
-/// Accepts connections and serves each on a thread of its own, at most 64 at once.
+/// Accepts connections and serves each on a thread of its own, at most `limits.connections` at
+/// once.
+///
+/// A connection holds a slot from accept to close. Until it has presented the token, it can be
+/// evicted: when every slot is taken, the oldest connection without the token is closed to make
+/// room for the new one. So connections without the token (a slow client, or one that sends a
+/// byte at a time to hold slots) can delay a client with the token or a reconnecting app, but
+/// never lock it out; and each request must arrive whole within `limits.requestTimeout`, however
+/// its bytes trickle in. Only connections with the token (pages' event streams, the app) hold
+/// their slots for long.
 final class LiveServer: Sendable {
+  /// How many connections are served at once, and how long a request may take to arrive.
+  struct Limits: Sendable {
+    var connections = 64
+    var requestTimeout: Interval = .seconds(10)
+  }
+
+  /// An open connection: its descriptor, and whether it presented the token.
+  ///
+  /// To evict a connection, its descriptor is shut down under `slots`' lock; its thread removes
+  /// the slot under the same lock before the descriptor is closed, so an eviction never reaches
+  /// a number reused by another file.
+  private struct Slot {
+    let descriptor: Int32
+    var hasToken = false
+  }
+
   let token: String
   let allowedHosts: Set<String>
   let session: LiveSession
-  private let active = Locked(0)
+  let limits: Limits
+  private let slots = Locked<(open: [UInt64: Slot], next: UInt64, isStopped: Bool)>(
+    ([:], 0, false))
 
-  init(token: String, allowedHosts: Set<String>, session: LiveSession) {
+  init(token: String, allowedHosts: Set<String>, session: LiveSession, limits: Limits = Limits()) {
     self.token = token
     self.allowedHosts = allowedHosts
     self.session = session
+    self.limits = limits
   }
 
-  func acceptForever(_ listener: Int32) -> Never {
+  /// Accepts connections on `listener` until ``stop(_:)``, or until it fails.
+  func run(_ listener: Int32) {
     while true {
       let descriptor = accept(listener, nil, nil)
-      guard descriptor >= 0 else { continue }
-      let admitted = active.withLock { count -> Bool in
-        guard count < 64 else { return false }
-        count += 1
-        return true
+      let failure = errno
+      let id = slots.withLock { slots -> UInt64? in
+        guard descriptor >= 0, !slots.isStopped else { return nil }
+        if slots.open.count >= limits.connections {
+          // Slots are keys in order of arrival: the smallest without the token is the oldest.
+          guard let oldest = slots.open.filter({ !$0.value.hasToken }).keys.min() else {
+            return nil
+          }
+          _ = shutdown(slots.open[oldest]?.descriptor ?? -1, Int32(SHUT_RDWR))
+          slots.open[oldest] = nil
+        }
+        slots.next += 1
+        slots.open[slots.next] = Slot(descriptor: descriptor)
+        return slots.next
       }
-      guard admitted else {
-        _ = close(descriptor)
+      guard let id else {
+        if descriptor >= 0 { _ = close(descriptor) }
+        if slots.withLock({ $0.isStopped }) { return }
+        if descriptor < 0, [EBADF, EINVAL, ENOTSOCK].contains(failure) { return }
         continue
       }
       let thread = Thread { [self] in
-        serve(HTTPConnection(descriptor: descriptor))
-        active.withLock { $0 -= 1 }
+        let connection = HTTPConnection(descriptor: descriptor)
+        // The descriptor stays open until the slot is gone: see `Slot`.
+        withExtendedLifetime(connection) {
+          serve(connection, slot: id)
+          slots.withLock { $0.open[id] = nil }
+        }
       }
       thread.start()
     }
+  }
+
+  /// Stops accepting: `run` returns once `listener` is shut down (or, on systems where that does
+  /// not wake `accept`, at the next connection).
+  func stop(_ listener: Int32) {
+    slots.withLock { $0.isStopped = true }
+    _ = shutdown(listener, Int32(SHUT_RDWR))
+  }
+
+  /// The connections open now.
+  var openConnections: Int {
+    slots.withLock { $0.open.count }
+  }
+
+  /// Marks the connection in `slot` as one that presented the token: it is no longer evicted.
+  private func holdsToken(_ slot: UInt64) {
+    slots.withLock { $0.open[slot]?.hasToken = true }
   }
 
   /// Compares in time that does not depend on where the strings differ.
@@ -161,9 +223,21 @@ final class LiveServer: Sendable {
     return difference == 0
   }
 
-  private func serve(_ connection: HTTPConnection) {
-    guard let request = connection.readRequest() else {
-      connection.respond(status: "400 Bad Request", body: Array("not an HTTP request\n".utf8))
+  private func serve(_ connection: HTTPConnection, slot: UInt64) {
+    let request: HTTPConnection.Request
+    do throws(HTTPConnection.RequestError) {
+      request = try connection.readRequest(
+        before: .now() + .nanoseconds(Int(clamping: limits.requestTimeout.nanoseconds)))
+    } catch {
+      switch error {
+      case .closed: break
+      case .timedOut:
+        connection.respond(
+          status: "408 Request Timeout",
+          body: Array("the request did not arrive within \(limits.requestTimeout)\n".utf8))
+      case .malformed(let reason):
+        connection.respond(status: "400 Bad Request", body: Array((reason + "\n").utf8))
+      }
       return
     }
     guard let host = request.headers["host"], allowedHosts.contains(host.lowercased()) else {
@@ -179,6 +253,7 @@ final class LiveServer: Sendable {
         connection.respond(status: "403 Forbidden", body: refused)
         return
       }
+      holdsToken(slot)
       connection.respond(
         status: "200 OK", contentType: "text/html; charset=utf-8",
         headers:
@@ -191,12 +266,14 @@ final class LiveServer: Sendable {
         connection.respond(status: "403 Forbidden", body: refused)
         return
       }
+      holdsToken(slot)
       streamEvents(to: connection)
     case ("POST", "/command"):
       guard isToken(request.headers["x-statecraft-token"]) else {
         connection.respond(status: "403 Forbidden", body: refused)
         return
       }
+      holdsToken(slot)
       if let origin = request.headers["origin"],
         !allowedHosts.contains(where: { "http://\($0)" == origin.lowercased() })
       {
@@ -212,6 +289,7 @@ final class LiveServer: Sendable {
         connection.respond(status: "403 Forbidden", body: refused)
         return
       }
+      holdsToken(slot)
       holdApp(connection)
     default:
       connection.respond(status: "404 Not Found", body: Array("not found\n".utf8))
@@ -260,7 +338,6 @@ final class LiveServer: Sendable {
     let head =
       "HTTP/1.1 101 Switching Protocols\r\nUpgrade: statecraft-live/1\r\nConnection: Upgrade\r\n\r\n"
     guard connection.write(Array(head.utf8)) else { return }
-    connection.setReceiveTimeout(seconds: 0)
     let writer = Locked(connection.descriptor)
     session.appConnected { bytes in
       writer.withLock { descriptor in

@@ -85,7 +85,10 @@ extension JSONChange {
     for component in path {
       switch component {
       case .string(let key): components.append(.key(key))
-      case .integer(let index): components.append(.index(Int(index)))
+      case .integer(let index):
+        // An index that is not an `Int` here (a 32-bit system) names no element.
+        guard let index = Int(exactly: index) else { return nil }
+        components.append(.index(index))
       default: return nil
       }
     }

@@ -48,6 +48,9 @@ extension SessionReport {
       const statusText = document.getElementById("live-status"), errorText = document.getElementById("live-error");
       const latencies = [];
       let renderPending = false, firstNew = null;
+      // The inspector keeps the session's last steps only: a page that connected late numbers its
+      // steps from the first one it received, the inspector from the session's first.
+      let offset = 0;
       // States the app computed on request for steps whose state it did not send, by step.
       const loaded = new Map(), requested = new Set();
       window.loadedState = k => {
@@ -74,6 +77,8 @@ extension SessionReport {
       function reset(next) {
         const wasAtEnd = step === count;
         loaded.clear(); requested.clear();
+        offset = next.firstStep || 0;
+        next.checkpoints = next.checkpoints.map(([k, state]) => [k - offset, state]);
         while (filter.options.length > 1) filter.remove(1);
         const types = next.types; next.types = [];
         for (const key of Object.keys(next)) data[key] = next[key];
@@ -94,7 +99,7 @@ extension SessionReport {
           count++;
           if (type === "" || typeName(count - 1) === type) shown.push(count);
         }
-        for (const checkpoint of message.checkpoints) data.checkpoints.push(checkpoint);
+        for (const [k, state] of message.checkpoints) data.checkpoints.push([k - offset, state]);
         if (data.startedAt === null && message.startedAt !== undefined) data.startedAt = message.startedAt;
         if (message.hasInitial) { data.initial = message.initial; cache = { step: 0, state: data.initial }; }
         scrubber.max = count;
@@ -172,10 +177,10 @@ extension SessionReport {
       events.addEventListener("steps", event => append(JSON.parse(event.data)));
       events.addEventListener("status", event => showStatus(JSON.parse(event.data)));
       events.addEventListener("state", event => {
-        const message = JSON.parse(event.data);
-        loaded.set(message.step, message.state);
+        const message = JSON.parse(event.data), k = message.step - offset;
+        loaded.set(k, message.state);
         document.body.dataset.liveLoaded = String(loaded.size);
-        if (message.step === step) renderState();
+        if (k === step) renderState();
       });
       events.addEventListener("problem", event => showError(JSON.parse(event.data).error));
       events.addEventListener("open", () => { document.body.dataset.liveConnected = "true"; });

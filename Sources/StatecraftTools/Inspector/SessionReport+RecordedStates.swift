@@ -49,8 +49,8 @@ extension SessionReport {
         steps.append(
           Step(
             line: gap.line, time: time, typeName: Self.gapTypeName,
-            label: "\(gap.count) actions (index \(gap.from) to \(gap.from + gap.count - 1)) "
-              + "were not recorded: the recorder's writer fell behind",
+            label: RecordedGap.describe(from: gap.from, count: gap.count)
+              + " were not recorded: the recorder's writer fell behind",
             changes: gap.state == .none ? nil : changes))
         addCheckpointIfDue()
       }

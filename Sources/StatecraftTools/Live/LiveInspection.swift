@@ -18,9 +18,10 @@ import Statecraft
 /// ```
 ///
 /// Run the app with `STATECRAFT_INSPECTOR` set to the address `inspect --live` prints
-/// (`http://127.0.0.1:PORT/?token=…`), which is also the page to open. The connection is made
-/// when the inspection is created; without an inspector there, ``fromEnvironment(registry:redacting:limits:historyLimit:stateInterval:reconnectInterval:)``
-/// prints why and returns `nil`, and the app runs as usual.
+/// (`http://127.0.0.1:PORT/?token=…`), which is also the page to open.
+/// ``fromEnvironment(registry:redacting:limits:historyLimit:stateInterval:reconnectInterval:)``
+/// waits at most half a second for the inspector, then goes on connecting in the background: the
+/// app starts whatever the inspector does, and streams once it answers.
 ///
 /// Streaming uses the recorder's machinery: a dispatch hands the action, and the new state when
 /// one is due, to a bounded buffer, and a background thread encodes and sends them
@@ -92,14 +93,22 @@ public final class LiveInspection<State: Sendable>: Sendable {
   ///   - reconnectInterval: How often to try again to connect once the inspector went away;
   ///     `.zero` not to try.
   /// - Throws: An error that says why, if the address is not an inspector's or nothing listens
-  ///   there, or the inspector refuses the token.
+  ///   there, the inspector refuses the token, or it does not answer within 5 seconds.
   /// - Complexity: O(1), a connection, and two threads (one sends, one receives the page's
   ///   commands and connects again).
-  public init(
+  public convenience init(
     url: URL, registry: ActionRegistry, redacting: (@Sendable (_ path: String) -> Bool)? = nil,
     limits: RecordingLimits = RecordingLimits(), historyLimit: Int = 10_000,
     stateInterval: Interval = .milliseconds(16), reconnectInterval: Interval = .seconds(1)
   ) throws {
+    let link = try Self.link(to: url, reconnectInterval: reconnectInterval)
+    self.init(
+      link: link, firstSocket: try link.connect(), registry: registry, redacting: redacting,
+      limits: limits, historyLimit: historyLimit, stateInterval: stateInterval)
+  }
+
+  /// The link to the inspector at `url`, not connected yet.
+  private static func link(to url: URL, reconnectInterval: Interval) throws -> LiveLink {
     guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
       components.scheme == "http", let host = components.host,
       let token = components.queryItems?.first(where: { $0.name == "token" })?.value
@@ -107,11 +116,20 @@ public final class LiveInspection<State: Sendable>: Sendable {
       throw LiveSocket.Failure(
         "\(url) is not a live inspector's address (http://HOST:PORT/?token=TOKEN)")
     }
-    let link = LiveLink(
-      host: host, port: UInt16(components.port ?? 80), token: token,
+    return LiveLink(
+      host: host, port: UInt16(clamping: components.port ?? 80), token: token,
       reconnectInterval: reconnectInterval)
+  }
+
+  /// Starts the inspection over `link`: with `firstSocket`, streaming at once; without, the
+  /// reading thread connects first, as it connects again after the inspector went away.
+  private init(
+    link: LiveLink, firstSocket: LiveSocket?, registry: ActionRegistry,
+    redacting: (@Sendable (_ path: String) -> Bool)?, limits: RecordingLimits, historyLimit: Int,
+    stateInterval: Interval
+  ) {
     // Handed to the reading thread, which holds no connection longer than it uses it.
-    let firstSocket = Locked<LiveSocket?>(try link.connect())
+    let firstSocket = Locked<LiveSocket?>(firstSocket)
     self.link = link
     self.registry = registry
     let core = Locked(Core(history: LiveHistory(limit: historyLimit)))
@@ -141,6 +159,9 @@ public final class LiveInspection<State: Sendable>: Sendable {
         defer { socket = nil }
         return socket
       }
+      if socket == nil {
+        socket = link.reconnect(isFirst: true) { connect in stream.restart(connect) }
+      }
       while let connected = socket {
         connected.readLines { line in self?.receive(line) }
         link.dropConnection()
@@ -153,7 +174,15 @@ public final class LiveInspection<State: Sendable>: Sendable {
     thread.start()
   }
 
-  /// Connects to the inspector named by the `STATECRAFT_INSPECTOR` environment variable.
+  /// Connects to the inspector named by the `STATECRAFT_INSPECTOR` environment variable, waiting
+  /// at most half a second: the app starts whatever the inspector does.
+  ///
+  /// An inspector that answers within half a second gets every action from the first. If none
+  /// answers (none runs, it is suspended, something else holds the port, it refuses the token),
+  /// the reason is printed, the app goes on, and the inspection's thread tries again every
+  /// `reconnectInterval`, as after the inspector went away: until it connects, ``isConnected``
+  /// is `false` and the app keeps its history; from then on the app streams, starting with its
+  /// whole state.
   ///
   /// - Parameters:
   ///   - registry: The action types: their values are shown, and the page can dispatch them.
@@ -162,33 +191,59 @@ public final class LiveInspection<State: Sendable>: Sendable {
   ///   - historyLimit: How many of the last actions the app keeps to move back in time.
   ///   - stateInterval: The shortest time between two states sent while the app dispatches
   ///     faster; `.zero` sends every state.
-  ///   - reconnectInterval: How often to try again to connect once the inspector went away;
-  ///     `.zero` not to try.
-  /// - Returns: The inspection, or `nil` when the variable is not set, or the connection failed
-  ///   (the reason is printed).
-  /// - Complexity: As
-  ///   ``init(url:registry:redacting:limits:historyLimit:stateInterval:reconnectInterval:)``.
+  ///   - reconnectInterval: How often to try again to connect, at first and once the inspector
+  ///     went away; `.zero` to try once.
+  /// - Returns: The inspection, or `nil` when the variable is not set or is not an inspector's
+  ///   address, or the first attempt failed and `reconnectInterval` is `.zero` (the reason is
+  ///   printed).
+  /// - Complexity: A connection, at most half a second, and two threads (one sends, one
+  ///   connects and receives the page's commands).
   public static func fromEnvironment(
     registry: ActionRegistry, redacting: (@Sendable (_ path: String) -> Bool)? = nil,
     limits: RecordingLimits = RecordingLimits(), historyLimit: Int = 10_000,
     stateInterval: Interval = .milliseconds(16), reconnectInterval: Interval = .seconds(1)
   ) -> LiveInspection? {
-    guard let address = ProcessInfo.processInfo.environment["STATECRAFT_INSPECTOR"],
-      !address.isEmpty
-    else { return nil }
+    fromEnvironment(
+      ProcessInfo.processInfo.environment, registry: registry, redacting: redacting,
+      limits: limits, historyLimit: historyLimit, stateInterval: stateInterval,
+      reconnectInterval: reconnectInterval)
+  }
+
+  /// ``fromEnvironment(registry:redacting:limits:historyLimit:stateInterval:reconnectInterval:)``
+  /// with the variables in `environment`.
+  package static func fromEnvironment(
+    _ environment: [String: String], registry: ActionRegistry,
+    redacting: (@Sendable (_ path: String) -> Bool)? = nil,
+    limits: RecordingLimits = RecordingLimits(), historyLimit: Int = 10_000,
+    stateInterval: Interval = .milliseconds(16), reconnectInterval: Interval = .seconds(1)
+  ) -> LiveInspection? {
+    guard let address = environment["STATECRAFT_INSPECTOR"], !address.isEmpty else { return nil }
     do {
       guard let url = URL(string: address) else {
         throw LiveSocket.Failure("STATECRAFT_INSPECTOR is not an address: \(address)")
       }
-      return try LiveInspection(
-        url: url, registry: registry, redacting: redacting, limits: limits,
-        historyLimit: historyLimit, stateInterval: stateInterval,
-        reconnectInterval: reconnectInterval)
+      let link = try link(to: url, reconnectInterval: reconnectInterval)
+      var firstSocket: LiveSocket?
+      do {
+        firstSocket = try link.connect(handshakeTimeout: Self.startingTime)
+      } catch  where reconnectInterval > .zero {
+        print(
+          "LiveInspection: \(error.localizedDescription); trying again every "
+            + "\(reconnectInterval) in the background")
+      }
+      return LiveInspection(
+        link: link, firstSocket: firstSocket, registry: registry, redacting: redacting,
+        limits: limits, historyLimit: historyLimit, stateInterval: stateInterval)
     } catch {
       print("LiveInspection: \(error.localizedDescription); running without it")
       return nil
     }
   }
+
+  /// How long ``fromEnvironment(registry:redacting:limits:historyLimit:stateInterval:reconnectInterval:)``
+  /// waits for the inspector's answer before the app goes on and connects in the background:
+  /// an inspector that answers streams the app's first actions too.
+  static var startingTime: Interval { .milliseconds(500) }
 
   deinit {
     close()
@@ -196,11 +251,19 @@ public final class LiveInspection<State: Sendable>: Sendable {
 
   /// Ends the connection, and stops connecting again; the store keeps running as it is.
   ///
-  /// - Complexity: Sending what is pending.
+  /// What is pending is sent if the inspector reads it within a second; then the connection
+  /// ends whatever the inspector does (a suspended inspector, one that stopped reading), and what
+  /// is still pending is dropped.
+  ///
+  /// - Complexity: Sending what is pending, for at most a second.
   public func close() {
-    stream.close()
+    stream.close(waitingAtMost: Self.closingTime)
+    // Ends a send the writer may be blocked in: it fails, and the writer stops.
     link.close()
   }
+
+  /// How long ``close()`` waits for the inspector to take what is pending.
+  static var closingTime: Interval { .seconds(1) }
 
   /// Waits until everything dispatched before the call was sent to the inspector.
   ///

@@ -23,8 +23,13 @@ final class LiveLink: Sendable {
   }
 
   /// Connects for the first time; lines are sent to it at once.
-  func connect() throws -> LiveSocket {
-    let socket = try LiveSocket.connect(host: host, port: port, token: token)
+  ///
+  /// - Parameter handshakeTimeout: How long the inspector has to answer.
+  /// - Returns: The connection.
+  /// - Throws: ``LiveSocket/Failure`` when no inspector answers, or it refuses the token.
+  func connect(handshakeTimeout: Interval = .seconds(5)) throws -> LiveSocket {
+    let socket = try LiveSocket.connect(
+      host: host, port: port, token: token, handshakeTimeout: handshakeTimeout)
     connection.withLock { $0 = (socket, true, false) }
     return socket
   }
@@ -51,25 +56,32 @@ final class LiveLink: Sendable {
     socket?.close()
   }
 
-  /// Tries to connect again every `reconnectInterval` until it does, or ``close()`` is called.
+  /// Tries to connect again every `reconnectInterval` until it does, or ``close()`` is called;
+  /// `isFirst` when no connection was made yet (the first attempt failed, and said why).
   ///
-  /// - Parameter restart: Starts the stream over, calling its argument on the writer's thread
-  ///   when the lines handed over before were written: from then on, lines go to the new
-  ///   connection.
+  /// - Parameters:
+  ///   - isFirst: Whether no connection was made yet.
+  ///   - restart: Starts the stream over, calling its argument on the writer's thread when the
+  ///     lines handed over before were written: from then on, lines go to the new connection.
   /// - Returns: The new connection, or `nil` when closed or told not to try.
   func reconnect(
+    isFirst: Bool = false,
     restarting restart: (_ startSending: @escaping @Sendable () -> Void) -> Void
   ) -> LiveSocket? {
     guard !connection.withLock({ $0.isClosed }) else { return nil }
-    guard reconnectInterval > .zero else {
-      print("LiveInspection: the inspector at \(host):\(port) went away; live inspection stopped")
-      return nil
+    if !isFirst {
+      guard reconnectInterval > .zero else {
+        print(
+          "LiveInspection: the inspector at \(host):\(port) went away; live inspection stopped")
+        return nil
+      }
+      print(
+        "LiveInspection: the inspector at \(host):\(port) went away; trying again every "
+          + "\(reconnectInterval) (start it again with the same --port and --token)")
     }
-    print(
-      "LiveInspection: the inspector at \(host):\(port) went away; trying again every "
-        + "\(reconnectInterval) (start it again with the same --port and --token)")
     var lastFailure = ""
-    while closing.wait(timeout: .now() + .nanoseconds(Int(reconnectInterval.nanoseconds)))
+    while closing.wait(
+      timeout: .now() + .nanoseconds(Int(clamping: reconnectInterval.nanoseconds)))
       == .timedOut
     {
       let socket: LiveSocket
@@ -94,7 +106,9 @@ final class LiveLink: Sendable {
       restart { [connection] in
         connection.withLock { if $0.socket === socket { $0.isSending = true } }
       }
-      print("LiveInspection: connected again to the inspector at \(host):\(port)")
+      print(
+        "LiveInspection: connected \(isFirst ? "" : "again ")to the inspector at "
+          + "\(host):\(port)")
       return socket
     }
     return nil

@@ -35,8 +35,17 @@ package final class LiveSocket: Sendable {
 
   /// Connects to `host`:`port` and asks for the live protocol with `token`.
   ///
-  /// - Throws: ``Failure`` if nothing listens there, or the inspector refuses the token.
-  package static func connect(host: String, port: UInt16, token: String) throws -> LiveSocket {
+  /// - Parameters:
+  ///   - host: The inspector's host.
+  ///   - port: The inspector's port.
+  ///   - token: The token the inspector printed.
+  ///   - handshakeTimeout: How long the inspector has to answer.
+  /// - Returns: The connection, with the live protocol agreed.
+  /// - Throws: ``Failure`` if nothing listens there, the inspector refuses the token, or it does
+  ///   not answer within `handshakeTimeout` (it is suspended, or something else holds the port).
+  package static func connect(
+    host: String, port: UInt16, token: String, handshakeTimeout: Interval = .seconds(5)
+  ) throws -> LiveSocket {
     var hints = addrinfo()
     hints.ai_family = AF_UNSPEC
     #if canImport(Glibc) || canImport(Musl)
@@ -61,7 +70,7 @@ package final class LiveSocket: Sendable {
       {
         let socket = LiveSocket(descriptor: descriptor)
         socket.configure()
-        try socket.handshake(host: host, port: port, token: token)
+        try socket.handshake(host: host, port: port, token: token, timeout: handshakeTimeout)
         return socket
       }
       lastError = errno
@@ -80,7 +89,21 @@ package final class LiveSocket: Sendable {
     #endif
   }
 
-  private func handshake(host: String, port: UInt16, token: String) throws {
+  /// Bounds each blocking read and send; `.zero` for no bound.
+  private func setTimeouts(_ limit: Interval) {
+    let microseconds = limit.nanoseconds / 1_000
+    var timeout = timeval(
+      tv_sec: .init(clamping: microseconds / 1_000_000),
+      tv_usec: .init(clamping: microseconds % 1_000_000))
+    for option in [SO_RCVTIMEO, SO_SNDTIMEO] {
+      _ = setsockopt(
+        descriptor, SOL_SOCKET, option, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+  }
+
+  private func handshake(host: String, port: UInt16, token: String, timeout: Interval) throws {
+    // The handshake is bounded; the stream after it is not (``close()`` ends a blocked send).
+    setTimeouts(timeout)
     let request =
       "GET /app HTTP/1.1\r\nHost: \(host):\(port)\r\nAuthorization: Bearer \(token)\r\n"
       + "Connection: Upgrade\r\nUpgrade: statecraft-live/1\r\n\r\n"
@@ -88,9 +111,11 @@ package final class LiveSocket: Sendable {
     var head: [UInt8] = []
     var byte: UInt8 = 0
     // The response head, byte by byte so that nothing after it is consumed: at most 4 KiB.
+    var timedOut = false
     while head.count < 4_096 {
       let count = read(descriptor, &byte, 1)
       if count < 0, errno == EINTR { continue }
+      timedOut = count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
       guard count == 1 else { break }
       head.append(byte)
       if head.suffix(4) == [13, 10, 13, 10] { break }
@@ -98,11 +123,17 @@ package final class LiveSocket: Sendable {
     let status = String(decoding: head, as: UTF8.self).split(separator: "\r\n").first ?? ""
     guard status.hasPrefix("HTTP/1.1 101") else {
       close()
+      if timedOut {
+        throw Failure(
+          "\(host):\(port) did not answer within \(timeout): the inspector is "
+            + "suspended, or something else listens there")
+      }
       throw Failure(
         status.contains(" 403 ")
           ? "the live inspector refused the token: use the address it printed"
           : "the live inspector answered \(status.isEmpty ? "nothing" : String(status))")
     }
+    setTimeouts(.zero)
   }
 
   /// Writes all of `bytes`.

@@ -85,23 +85,22 @@ struct LineReader {
       lines.append(json.jsonText())
       return
     }
-    if case .object(let gap) = object["gap"] {
-      guard case .integer(let from) = gap["from"], case .integer(let count) = gap["count"] else {
-        stop(.unreadableLine("a gap without from and count"))
-        return
-      }
-      do {
-        gaps.append(
-          Recording.Gap(
-            line: number, from: Int(from), count: Int(count), beforeEntry: entries.count,
-            state: try RecordedState(line: object)))
+    if object["gap"] != nil {
+      let gap: RecordedGap
+      let state: RecordedState
+      do throws(RecordingLineError) {
+        gap = try RecordedGap(line: object)
+        state = try RecordedState(line: object)
       } catch {
         stop(.unreadableLine("\(error)"))
         return
       }
+      gaps.append(
+        Recording.Gap(
+          line: number, from: gap.from, count: gap.count, beforeEntry: entries.count,
+          state: state))
       problems.append(
-        Recording.Problem(line: number, reason: .actionsDropped(from: Int(from), count: Int(count)))
-      )
+        Recording.Problem(line: number, reason: .actionsDropped(from: gap.from, count: gap.count)))
       lines.append("")
       return
     }
@@ -156,10 +155,10 @@ struct LineReader {
 }
 
 extension JSONValue {
-  /// The number, if this is one without a fraction.
+  /// The number, if this is one without a fraction that is an `Int` on this system.
   package var integerValue: Int? {
     switch self {
-    case .integer(let value): Int(value)
+    case .integer(let value): Int(exactly: value)
     default: nil
     }
   }

@@ -109,8 +109,8 @@ public struct Recording: Sendable {
       case .cut(let limit):
         "line \(line): the recording goes on past the limit of \(limit) bytes and was cut here"
       case .actionsDropped(let from, let count):
-        "line \(line): \(count) actions (index \(from) to \(from + count - 1)) were not "
-          + "recorded: the recorder's writer fell behind"
+        "line \(line): \(RecordedGap.describe(from: from, count: count)) were not recorded: "
+          + "the recorder's writer fell behind"
       }
     }
   }

@@ -113,9 +113,9 @@ public enum RecordingFormat {
     /// Reads a header line, or returns `nil` when `json` is not one.
     package init?(json: JSONValue) {
       guard case .object(let object) = json, object["format"] == .string(RecordingFormat.name),
-        case .integer(let version) = object["version"]
+        case .integer(let wide) = object["version"], let version = Int(exactly: wide)
       else { return nil }
-      self.version = Int(version)
+      self.version = version
       if case .string(let type) = object["stateType"] { stateType = type } else { stateType = nil }
       switch object["startedAt"] {
       case .number(let value): startedAt = value
@@ -123,7 +123,7 @@ public enum RecordingFormat {
       default: startedAt = nil
       }
       if case .integer(let value) = object["snapshotInterval"] {
-        snapshotInterval = Int(value)
+        snapshotInterval = Int(exactly: value)
       } else {
         snapshotInterval = nil
       }
@@ -185,6 +185,41 @@ package enum RecordedState: Sendable, Equatable {
     case .omitted: object["stateOmitted"] = .bool(true)
     case .failed(let reason): object["stateError"] = .string(reason)
     }
+  }
+}
+
+/// The actions a gap line says were not written, read from its `gap` object and checked: the
+/// numbers come from a file or a connection, and name actions that can exist only when `from` is
+/// at least 0, `count` at least 1, and the last index, `from + count − 1`, an `Int`.
+package struct RecordedGap: Sendable, Equatable {
+  /// The index of the first action dropped.
+  package let from: Int
+  /// How many actions were dropped.
+  package let count: Int
+
+  /// Reads the `gap` object of a line.
+  package init(line object: [String: JSONValue]) throws(RecordingLineError) {
+    guard case .object(let gap)? = object["gap"], case .integer(let from) = gap["from"],
+      case .integer(let count) = gap["count"]
+    else { throw RecordingLineError("a gap without from and count") }
+    guard let from = Int(exactly: from), let count = Int(exactly: count), from >= 0, count >= 1,
+      from <= Int.max - (count - 1)
+    else {
+      throw RecordingLineError(
+        "a gap of \(count) actions from index \(from), which no recorder writes: from is at "
+          + "least 0, count at least 1, and from + count - 1 at most \(Int.max)")
+    }
+    self.from = from
+    self.count = count
+  }
+
+  /// "3 actions (index 4 to 6)", for any numbers: where the last index is not an `Int`, the
+  /// range is left open instead of computed.
+  package static func describe(from: Int, count: Int) -> String {
+    guard from >= 0, count >= 1, from <= Int.max - (count - 1) else {
+      return "\(count) actions (index \(from) on)"
+    }
+    return "\(count) actions (index \(from) to \(from + (count - 1)))"
   }
 }
 

@@ -272,16 +272,27 @@ package final class StateStream<State: Sendable>: Sendable {
   }
 
   /// Writes what is pending, then stops the writer; later actions are dropped.
-  func close() {
+  ///
+  /// - Parameter limit: How long to wait for the writer, which may be blocked in the sink;
+  ///   `nil` to wait until it stops.
+  /// - Returns: Whether the writer stopped within `limit`; if not, it stops once the sink
+  ///   returns. `true` when the stream was closed before.
+  @discardableResult
+  func close(waitingAtMost limit: Interval? = nil) -> Bool {
     let shouldWake = buffer.withLock { buffer -> Bool? in
       guard !buffer.isClosed else { return nil }
       buffer.isClosed = true
       return takeWriter(&buffer)
     }
-    guard shouldWake != nil else { return }
+    guard shouldWake != nil else { return true }
     // Woken even when busy or polling: the writer stops once it finds the buffer empty.
     wake.signal()
-    finished.wait()
+    guard let limit else {
+      finished.wait()
+      return true
+    }
+    return finished.wait(timeout: .now() + .nanoseconds(Int(clamping: limit.nanoseconds)))
+      == .success
   }
 
   /// The writer's loop.

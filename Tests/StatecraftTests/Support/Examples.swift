@@ -32,7 +32,16 @@ struct ExampleRun {
 func runExampleToEnd(
   _ name: String, arguments: [String] = [], input: String = ""
 ) async throws -> ExampleRun {
-  try await onOwnThread { try runExampleBlocking(name, arguments: arguments, input: input) }
+  let run = await onItsOwnThread {
+    Result { try runExampleBlocking(name, arguments: arguments, input: input) }
+  }
+  guard let run else { throw ExampleDidNotEnd(name: name) }
+  return try run.get()
+}
+
+/// An example that a test waited for longer than ``Interval/patience``.
+struct ExampleDidNotEnd: Error {
+  let name: String
 }
 
 private func runExampleBlocking(_ name: String, arguments: [String], input: String) throws

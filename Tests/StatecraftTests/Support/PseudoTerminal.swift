@@ -24,10 +24,14 @@ func runInPseudoTerminal(
   _ executable: URL, arguments: [String], typing lines: [String], prompt: String = "> ",
   timeout: Interval = .patience
 ) async throws -> String {
-  try await onOwnThread {
-    try runInPseudoTerminalBlocking(
-      executable, arguments: arguments, typing: lines, prompt: prompt, timeout: timeout)
+  let screen = await onItsOwnThread {
+    Result {
+      try runInPseudoTerminalBlocking(
+        executable, arguments: arguments, typing: lines, prompt: prompt, timeout: timeout)
+    }
   }
+  guard let screen else { throw ExampleDidNotEnd(name: executable.lastPathComponent) }
+  return try screen.get()
 }
 
 private func runInPseudoTerminalBlocking(

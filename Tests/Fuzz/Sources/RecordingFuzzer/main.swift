@@ -1,6 +1,6 @@
 import Foundation
 import Statecraft
-import StatecraftTools
+@_spi(Fuzzing) import StatecraftTools
 
 enum FuzzAction: Action, Codable {
   case increment
@@ -14,11 +14,17 @@ private let registry: ActionRegistry = {
   return registry
 }()
 
-/// Reads arbitrary bytes as a recording: it must never crash, only report problems.
+/// Reads arbitrary bytes as a recording, then as `inspect` and `inspect --live` use one: it
+/// must never crash, only report problems.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-  let recording = Recording(data: Data(bytes: bytes, count: count), registry: registry)
+  let data = Data(bytes: bytes, count: count)
+  let recording = Recording(data: data, registry: registry)
   _ = recording.entries.count + recording.problems.count
+  // The report, every step's state, the page and the test, without the app's code.
+  FuzzingEntryPoints.inspect(data)
+  // The same bytes as an app's connection to `inspect --live`.
+  FuzzingEntryPoints.liveSession(data)
   return 0
 }
 

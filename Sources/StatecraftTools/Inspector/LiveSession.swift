@@ -1,18 +1,39 @@
 import Dispatch
-import Foundation
 import Statecraft
-import StatecraftTools
 
 /// What the live inspector knows of the connected app's session, in the shape the page reads,
 /// and the pages it tells: the app's lines come in, page events go out.
-final class LiveSession: Sendable {
+///
+/// `inspect --live` holds one; every number in a line is the app's to choose, so none is used in
+/// arithmetic before it is checked.
+///
+/// Its memory is bounded whatever the session's length: it keeps the last steps (at most
+/// `limits.steps`, and about `limits.bytes` of the app's lines), and the state before the first
+/// of them. A page that connects late, or falls behind, gets those, numbered from the first one
+/// kept; a page that was there from the start keeps what it received.
+package final class LiveSession: Sendable {
+  /// How much of the session is kept for pages that connect late.
+  package struct Limits: Sendable {
+    /// The most steps kept.
+    package var steps = 10_000
+    /// About the most bytes of the app's lines kept.
+    package var bytes = 32 << 20
+
+    package init(steps: Int = 10_000, bytes: Int = 32 << 20) {
+      self.steps = max(1, steps)
+      self.bytes = max(1, bytes)
+    }
+  }
+
   /// A page's event stream: events wait here until its connection's thread writes them.
-  final class Client: Sendable {
-    let wake = DispatchSemaphore(value: 0)
+  package final class Client: Sendable {
+    package let wake = DispatchSemaphore(value: 0)
     fileprivate let queue = Locked<(events: [String], bytes: Int, needsReset: Bool)>(([], 0, true))
 
+    package init() {}
+
     /// The events to write, a reset first if the page fell too far behind.
-    func take(_ session: LiveSession) -> [String] {
+    package func take(_ session: LiveSession) -> [String] {
       let (events, needsReset) = queue.withLock { queue in
         defer { queue = ([], 0, false) }
         return (queue.events, queue.needsReset)
@@ -22,16 +43,25 @@ final class LiveSession: Sendable {
   }
 
   private struct Model {
+    let limits: Limits
     var header: RecordingFormat.Header?
     var types: [String] = []
     var typeIndex: [String: Int] = [:]
     var actions: [JSONValue] = []
     var patches: [JSONValue] = []
     var stepOfIndex: [Int: Int] = [:]
+    /// The bytes of the app's line for each step kept, and their sum.
+    var stepBytes: [Int] = []
+    var bytes = 0
+    /// The steps of the session no longer kept: `actions[k]` is the page's step
+    /// `firstStep + k + 1`, and `initial` the state after step `firstStep`.
+    var firstStep = 0
     var initial: JSONValue = .null
     var current: JSONValue = .null
+    /// `[step, state]`, the step numbered in the whole session.
     var checkpoints: [JSONValue] = []
     var sinceCheckpoint = 0
+    var bytesSinceCheckpoint = 0
     var status: [String: JSONValue] = ["connected": .bool(false), "pausedAt": .null]
     // What the next "steps" event carries.
     var newTypes = 0
@@ -39,7 +69,7 @@ final class LiveSession: Sendable {
     var newCheckpoints = 0
   }
 
-  private let model = Locked(Model())
+  private let model: Locked<Model>
   private let clients = Locked<[ObjectIdentifier: Client]>([:])
   private let app = Locked<(@Sendable ([UInt8]) -> Bool)?>(nil)
 
@@ -50,12 +80,16 @@ final class LiveSession: Sendable {
 
   // MARK: Pages
 
-  func add(_ client: Client) {
+  package init(limits: Limits = Limits()) {
+    model = Locked(Model(limits: limits))
+  }
+
+  package func add(_ client: Client) {
     clients.withLock { $0[ObjectIdentifier(client)] = client }
     client.wake.signal()
   }
 
-  func remove(_ client: Client) {
+  package func remove(_ client: Client) {
     _ = clients.withLock { $0.removeValue(forKey: ObjectIdentifier(client)) }
   }
 
@@ -80,12 +114,12 @@ final class LiveSession: Sendable {
   }
 
   /// What a page that connects, or fell behind, receives: the whole session and the status.
-  func resetEvents() -> [String] {
+  package func resetEvents() -> [String] {
     let (data, status) = model.withLock { model -> (JSONValue, JSONValue) in
       let data: JSONValue = .object([
         "types": .array(model.types.map(JSONValue.string)), "actions": .array(model.actions),
         "patches": .array(model.patches), "initial": model.initial,
-        "checkpoints": .array(model.checkpoints),
+        "checkpoints": .array(model.checkpoints), "firstStep": .integer(Int64(model.firstStep)),
         "hasStates": .bool(model.header?.stateType != nil || model.header == nil),
         "stateType": model.header?.stateType.map(JSONValue.string) ?? .null,
         "startedAt": model.header?.startedAt.map(JSONValue.number) ?? .null,
@@ -99,16 +133,16 @@ final class LiveSession: Sendable {
   // MARK: The app
 
   /// The app connected: a new session starts, and commands go to `send`.
-  func appConnected(send: @escaping @Sendable ([UInt8]) -> Bool) {
+  package func appConnected(send: @escaping @Sendable ([UInt8]) -> Bool) {
     app.withLock { $0 = send }
     model.withLock { model in
-      model = Model()
+      model = Model(limits: model.limits)
       model.status["connected"] = .bool(true)
     }
     for event in resetEvents() { broadcast(event) }
   }
 
-  func appDisconnected() {
+  package func appDisconnected() {
     app.withLock { $0 = nil }
     let status = model.withLock { model -> JSONValue in
       model.status["connected"] = .bool(false)
@@ -118,13 +152,13 @@ final class LiveSession: Sendable {
   }
 
   /// Sends a page's command to the app; `false` when no app is connected.
-  func send(command: JSONValue) -> Bool {
+  package func send(command: JSONValue) -> Bool {
     guard let send = app.withLock({ $0 }) else { return false }
     return send(Array((command.jsonText() + "\n").utf8))
   }
 
   /// Takes lines the app sent, then tells the pages what changed.
-  func receive(lines: [ArraySlice<UInt8>]) {
+  package func receive(lines: [ArraySlice<UInt8>]) {
     var events: [String] = []
     var needsReset = false
     model.withLock { model in
@@ -132,7 +166,7 @@ final class LiveSession: Sendable {
         guard case .object(let object)? = try? JSONValue.parse(line) else { continue }
         if let header = RecordingFormat.Header(json: .object(object)) {
           let status = model.status
-          model = Model()
+          model = Model(limits: model.limits)
           model.header = header
           model.status = status
           needsReset = true
@@ -148,19 +182,30 @@ final class LiveSession: Sendable {
           {
             events.append(
               Self.event(
-                "state", .object(["step": .integer(Int64(position + 1)), "state": state])))
+                "state",
+                .object([
+                  "step": .integer(Int64(model.firstStep + position + 1)), "state": state,
+                ])))
           }
         } else if case .object(let rewrite)? = object["rewrite"] {
           Self.apply(rewrite: rewrite, to: &model)
           needsReset = true
         } else {
-          Self.add(line: object, to: &model)
+          do throws(RecordingLineError) {
+            try Self.add(line: object, bytes: line.count, to: &model)
+          } catch {
+            events.append(
+              Self.event(
+                "problem",
+                .object(["error": .string("the app sent a line that cannot be shown: \(error)")])))
+          }
         }
       }
       if !needsReset, model.newActions > 0 {
         events.insert(Self.stepsEvent(&model), at: 0)
       }
       model.newActions = 0
+      Self.forgetOldSteps(&model)
       model.newTypes = model.types.count
       model.newCheckpoints = model.checkpoints.count
     }
@@ -178,19 +223,17 @@ final class LiveSession: Sendable {
         "patches": .array(Array(model.patches[first...])),
         "checkpoints": .array(Array(model.checkpoints[model.newCheckpoints...])),
         "startedAt": model.header?.startedAt.map(JSONValue.number) ?? .null,
-        // The state before the first step, with the first steps.
-        "initial": first == 0 ? model.initial : .null, "hasInitial": .bool(first == 0),
+        // The state before the session's first step, with the first steps.
+        "initial": first == 0 && model.firstStep == 0 ? model.initial : .null,
+        "hasInitial": .bool(first == 0 && model.firstStep == 0),
       ]))
   }
 
   /// An action line or a gap line, as a step of the page.
-  private static func add(line object: [String: JSONValue], to model: inout Model) {
-    let recorded: RecordedState
-    do {
-      recorded = try RecordedState(line: object)
-    } catch {
-      return
-    }
+  private static func add(
+    line object: [String: JSONValue], bytes: Int, to model: inout Model
+  ) throws(RecordingLineError) {
+    let recorded = try RecordedState(line: object)
     let typeName: String
     let label: JSONValue
     var index: JSONValue = .null
@@ -198,17 +241,16 @@ final class LiveSession: Sendable {
       guard case .array(let parts) = action, parts.count > 1 else { return nil }
       return parts[1].doubleValue
     }
-    if case .object(let gap)? = object["gap"] {
+    if object["gap"] != nil {
+      let gap = try RecordedGap(line: object)
       typeName = SessionReport.gapTypeName
-      let from = gap["from"]?.integerValue ?? 0
-      let count = gap["count"]?.integerValue ?? 0
       label = .string(
-        "\(count) actions (index \(from) to \(from + count - 1)) were not sent: the app's "
-          + "sender fell behind")
+        RecordedGap.describe(from: gap.from, count: gap.count)
+          + " were not sent: the app's sender fell behind")
     } else {
       guard case .string(let type)? = object["type"],
         let recordedIndex = object["index"]?.integerValue
-      else { return }
+      else { return }  // a kind of line this inspector does not know
       typeName = type
       index = .integer(Int64(recordedIndex))
       time = object["time"]?.doubleValue ?? time
@@ -216,12 +258,13 @@ final class LiveSession: Sendable {
         object["payload"].flatMap { $0 == .null ? nil : $0 }
         .map { .string(SessionReport.actionLabel(of: $0)) } ?? .null
       model.stepOfIndex[recordedIndex] = model.actions.count
-      if model.actions.isEmpty, let initial = object["initial"] {
+      if model.actions.isEmpty, model.firstStep == 0, let initial = object["initial"] {
         model.initial = initial
         model.current = initial
       }
     }
-    if model.actions.isEmpty, model.initial == .null, case .snapshot(let state) = recorded,
+    if model.actions.isEmpty, model.firstStep == 0, model.initial == .null,
+      case .snapshot(let state) = recorded,
       typeName == String(reflecting: StatecraftInit.self)
     {
       model.initial = state
@@ -240,12 +283,61 @@ final class LiveSession: Sendable {
         index, .number(time ?? 0), .integer(Int64(typeIndex)), label, index,
       ]))
     model.patches.append(patch)
+    model.stepBytes.append(bytes)
+    model.bytes += bytes
     model.newActions += 1
     model.sinceCheckpoint += 1
-    if model.sinceCheckpoint >= checkpointInterval {
-      model.checkpoints.append(.array([.integer(Int64(model.actions.count)), model.current]))
+    model.bytesSinceCheckpoint += bytes
+    // Also after an eighth of the bytes kept, so that large steps are forgotten in small parts.
+    if model.sinceCheckpoint >= checkpointInterval
+      || model.bytesSinceCheckpoint >= model.limits.bytes / 8
+    {
+      model.checkpoints.append(
+        .array([.integer(Int64(model.firstStep + model.actions.count)), model.current]))
       model.sinceCheckpoint = 0
+      model.bytesSinceCheckpoint = 0
     }
+  }
+
+  /// Forgets the oldest steps once more than the limits are kept, down to about three quarters
+  /// of them, at a checkpoint: its state is the state before the first step kept.
+  ///
+  /// - Complexity: O(*n*) for the *n* steps kept, about once every quarter of the limits.
+  private static func forgetOldSteps(_ model: inout Model) {
+    let limits = model.limits
+    guard model.actions.count > limits.steps || model.bytes > limits.bytes else { return }
+    var cut: (step: Int, state: JSONValue, checkpoints: Int, bytes: Int)?
+    var droppedBytes = 0
+    var counted = 0
+    for (offset, checkpoint) in model.checkpoints.enumerated() {
+      guard case .array(let parts) = checkpoint, parts.count == 2,
+        let step = parts[0].integerValue, step > model.firstStep
+      else { continue }
+      let dropped = min(step - model.firstStep, model.actions.count)
+      droppedBytes += model.stepBytes[counted..<dropped].reduce(0, +)
+      counted = dropped
+      cut = (step, parts[1], offset + 1, droppedBytes)
+      if model.actions.count - dropped <= limits.steps / 4 * 3,
+        model.bytes - droppedBytes <= limits.bytes / 4 * 3
+      {
+        break
+      }
+    }
+    guard let cut else { return }
+    let dropped = cut.step - model.firstStep
+    model.actions.removeFirst(dropped)
+    model.patches.removeFirst(dropped)
+    model.stepBytes.removeFirst(dropped)
+    model.bytes -= cut.bytes
+    model.checkpoints.removeFirst(cut.checkpoints)
+    model.initial = cut.state
+    model.firstStep = cut.step
+    model.stepOfIndex = model.stepOfIndex.compactMapValues { $0 >= dropped ? $0 - dropped : nil }
+  }
+
+  /// The steps and bytes kept: what a page that connects now receives.
+  package var kept: (steps: Int, bytes: Int, firstStep: Int) {
+    model.withLock { ($0.actions.count, $0.bytes, $0.firstStep) }
   }
 
   /// The page's patch for a line's state, applied to `current`: `"omitted"` when the app did
@@ -280,25 +372,30 @@ final class LiveSession: Sendable {
       model.patches[position] = patch(for: recorded, current: &current)
     }
     model.current = current
-    // Checkpoints after the change are computed again from the one before it.
+    // Checkpoints after the change are computed again, at the same steps, from the one before
+    // it. Their steps are numbered in the whole session; positions in what is kept.
+    let firstStep = model.firstStep
+    var again: Set<Int> = []
     model.checkpoints.removeAll { checkpoint in
       guard case .array(let parts) = checkpoint, let step = parts.first?.integerValue else {
         return true
       }
-      return step > start
+      guard step - firstStep > start else { return false }
+      again.insert(step)
+      return true
     }
     var state = model.initial
     var base = 0
     if case .array(let parts)? = model.checkpoints.last, let step = parts.first?.integerValue {
       state = parts[1]
-      base = step
+      base = step - firstStep
     }
     for position in base..<model.patches.count {
       if case .array(let patches) = model.patches[position] {
         for patch in patches { if let change = JSONChange(patch: patch) { state.apply(change) } }
       }
-      if (position + 1) % checkpointInterval == 0 {
-        model.checkpoints.append(.array([.integer(Int64(position + 1)), state]))
+      if again.contains(firstStep + position + 1) {
+        model.checkpoints.append(.array([.integer(Int64(firstStep + position + 1)), state]))
       }
     }
   }

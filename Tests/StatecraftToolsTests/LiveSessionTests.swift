@@ -1,0 +1,110 @@
+import Foundation
+import Statecraft
+import StatecraftTestSupport
+import StatecraftTools
+import Testing
+
+/// What `inspect --live` makes of an app's lines: the page's events, whatever the app sends.
+@Suite(.bounded(minutes: 1)) struct LiveSessionTests {
+  static let header = #"{"format":"statecraft-recording","version":2,"stateType":"S"}"#
+
+  /// A session with one page, and the app connected.
+  static func connectedSession() -> (LiveSession, LiveSession.Client) {
+    let session = LiveSession()
+    let page = LiveSession.Client()
+    session.add(page)
+    session.appConnected { _ in true }
+    _ = page.take(session)
+    return (session, page)
+  }
+
+  static func receive(_ lines: [String], in session: LiveSession) {
+    session.receive(lines: lines.map { Array($0.utf8)[...] })
+  }
+
+  /// The page's events of `name`, as JSON.
+  static func events(_ name: String, in texts: [String]) throws -> [JSONValue] {
+    try texts.filter { $0.hasPrefix("event: \(name)\n") }.map { text in
+      let data = try #require(text.split(separator: "\n").first { $0.hasPrefix("data: ") })
+      return try JSONValue.parse(Data(data.dropFirst(6).utf8))
+    }
+  }
+
+  @Test(arguments: [
+    #"{"gap":{"from":9223372036854775807,"count":2}}"#,
+    #"{"gap":{"from":-9223372036854775808,"count":0}}"#,
+  ])
+  func aGapWhoseIndicesCannotExistIsAProblemOnThePageNotACrash(line: String) throws {
+    let (session, page) = Self.connectedSession()
+    Self.receive(
+      [Self.header, #"{"index":0,"time":0,"type":"T","payload":null,"state":{"n":1}}"#, line],
+      in: session)
+    let events = page.take(session)
+    let problems = try Self.events("problem", in: events)
+    #expect(problems.count == 1)
+    #expect("\(problems)".contains("which no recorder writes"))
+    // The session goes on: the next action is a step of the page.
+    Self.receive([#"{"index":1,"time":0,"type":"T","payload":null,"changes":[]}"#], in: session)
+    let steps = try Self.events("steps", in: page.take(session))
+    #expect(steps.count == 1)
+  }
+
+  /// The app's lines for steps `range`: the first sets the state whole, each other one its `n`,
+  /// with `padding` bytes of payload.
+  static func lines(_ range: ClosedRange<Int>, padding: Int = 0) -> [String] {
+    let pad = String(repeating: "x", count: padding)
+    return range.map { index in
+      index == 0
+        ? #"{"index":0,"time":0,"type":"Statecraft.StatecraftInit","payload":null,"state":{"n":0}}"#
+        : #"{"index":\#(index),"time":0,"type":"T","payload":"\#(pad)","changes":[[2,["n"],\#(index)]]}"#
+    }
+  }
+
+  @Test(arguments: [
+    (LiveSession.Limits(steps: 2_000, bytes: 1 << 30), 0),
+    (LiveSession.Limits(steps: 1_000_000, bytes: 256 << 10), 1_000),
+  ])
+  func aLongSessionKeepsItsLastStepsWithinTheLimits(limits: LiveSession.Limits, padding: Int)
+    throws
+  {
+    let session = LiveSession(limits: limits)
+    let page = LiveSession.Client()
+    session.add(page)
+    session.appConnected { _ in true }
+    Self.receive([Self.header], in: session)
+    // A page that never reads: its queue is emptied and marked for a reset when full.
+    for first in stride(from: 0, to: 10_000, by: 500) {
+      Self.receive(Self.lines(first...(first + 499), padding: padding), in: session)
+    }
+    let kept = session.kept
+    #expect(kept.steps <= limits.steps)
+    #expect(kept.bytes <= limits.bytes)
+    #expect(kept.firstStep > 0)
+    #expect(kept.firstStep + kept.steps == 10_000)
+    // A page that connects now gets the steps kept, and the state before the first of them.
+    let late = LiveSession.Client()
+    session.add(late)
+    let reset = try #require(try Self.events("reset", in: late.take(session)).first?.objectValue)
+    #expect(reset["firstStep"] == .integer(Int64(kept.firstStep)))
+    // Step k is the action of index k - 1, whose state's n is k - 1.
+    var state = try #require(reset["initial"])
+    #expect(state == .object(["n": .integer(Int64(kept.firstStep - 1))]))
+    guard case .array(let patches)? = reset["patches"] else {
+      Issue.record("no patches")
+      return
+    }
+    #expect(patches.count == kept.steps)
+    for case .array(let changes) in patches {
+      for patch in changes { _ = JSONChange(patch: patch).map { state.apply($0) } }
+    }
+    #expect(state == .object(["n": .integer(9_999)]))
+    guard case .array(let checkpoints)? = reset["checkpoints"] else { return }
+    for case .array(let parts) in checkpoints {
+      #expect((parts.first?.integerValue ?? 0) > kept.firstStep)
+    }
+    // A state the app sends again is numbered in the whole session, as the page's offset expects.
+    Self.receive([#"{"stateAfter":{"index":9998,"state":{"n":9998}}}"#], in: session)
+    let sent = try Self.events("state", in: late.take(session))
+    #expect(sent.first?.objectValue?["step"] == .integer(9_999))
+  }
+}
