@@ -508,7 +508,8 @@ import Testing
         environment, registry: Self.registry, stateInterval: .zero,
         reconnectInterval: .milliseconds(50))
     }
-    let returned = try #require(created, "fromEnvironment did not return within the test's patience")
+    let returned = try #require(
+      created, "fromEnvironment did not return within the test's patience")
     let live = try #require(returned, "fromEnvironment found no inspector's address")
     #expect(!live.isConnected)
     let store = Self.store(inspectedBy: live)

@@ -16,7 +16,11 @@ import StatecraftTestSupport
   -> UnsafeMutablePointer<CChar>?
 
 /// Runs a program on a pseudo-terminal, as a person at a terminal would: it waits for the
-/// prompt before typing each line, and returns everything the terminal showed.
+/// prompt before typing each line, and returns everything the terminal showed but the
+/// development checks' warnings.
+///
+/// A debug build warns on the terminal when a reduction takes longer than a frame, which a busy
+/// machine causes; the app's own output is what the tests compare.
 ///
 /// The program runs, and is read, from a thread of this function's own: the test's task awaits
 /// it without holding a thread of the cooperative pool. `timeout` is a failure bound only.
@@ -76,5 +80,11 @@ private func runInPseudoTerminalBlocking(
   }
   readUntil { _ in false }
   process.waitUntilExit()
-  return screen.replacingOccurrences(of: "\r\n", with: "\n")
+  var shown = screen.replacingOccurrences(of: "\r\n", with: "\n")
+  // A warning is one line on standard error, wherever the app's output stood (after a prompt).
+  while let warning = shown.range(of: "Statecraft warning: ") {
+    let end = shown[warning.upperBound...].firstIndex(of: "\n").map(shown.index(after:))
+    shown.removeSubrange(warning.lowerBound..<(end ?? shown.endIndex))
+  }
+  return shown
 }
