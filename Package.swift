@@ -87,7 +87,7 @@ let package = Package(
     ),
     .target(
       name: "ClientMainActorFixture",
-      dependencies: ["Statecraft", "StatecraftTesting"],
+      dependencies: ["Statecraft", "StatecraftTesting", "StatecraftEntities"],
       path: "Tests/ClientMainActor",
       // What a new Xcode app target sets: default main-actor isolation and "Approachable
       // Concurrency" (the upcoming features below).

@@ -2,7 +2,7 @@ import Statecraft
 import StatecraftEntities
 import StatecraftTools
 
-struct Film: Codable, Equatable, Identifiable, Sendable {
+nonisolated struct Film: Codable, Equatable, Identifiable, Sendable {
   let title: String
   let episodeID: Int
   let director: String

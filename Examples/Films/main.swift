@@ -2,7 +2,7 @@ import Foundation
 import Statecraft
 import StatecraftTools
 
-// The films list from the classic ReSwift tutorial, with an async action creator.
+// The films list from the classic ReSwift tutorial, loaded by an `AsyncThunk`.
 // `swift run films` reads the bundled films after a simulated delay;
 // `swift run films --live` asks the Star Wars API (`--api-url URL` another address);
 // `--delay-ms N` changes the delay.

@@ -8,11 +8,12 @@ import StatecraftTools
 /// In an `async` test, `await run()` runs the thunk in a store and waits for it:
 ///
 /// ```swift
-/// await ExpectThunk(fetchFilms)
+/// await ExpectThunk(refreshFilms)
 ///   .getsState(AppState())                                  // what getState returns first
 ///   .dispatches(SetLoading.self) { #expect($0.isLoading) }
 ///   .getsState(AppState(isLoading: true))                   // after that dispatch
 ///   .dispatches(SetFilms.self) { #expect($0.films.count == 6) }
+///   .dispatches(SetLoading(isLoading: false))
 ///   .run()
 /// ```
 ///
@@ -24,11 +25,12 @@ import StatecraftTools
 /// tests move over unchanged:
 ///
 /// ```swift
-/// func testFetch() {
-///   ExpectThunk(fetchFilms)
+/// func testRefresh() {
+///   ExpectThunk(refreshFilms)
 ///     .getsState(AppState())
-///     .dispatches(SetLoading(true))
+///     .dispatches(SetLoading(isLoading: true))
 ///     .dispatches { action in XCTAssert(action is SetFilms) }
+///     .dispatches(SetLoading(isLoading: false))
 ///     .wait()
 /// }
 /// ```
@@ -36,6 +38,17 @@ import StatecraftTools
 /// There the thunk runs through `createThunkMiddleware()` with no store: each call of
 /// `getState` returns the next state given, then `nil`; each dispatch is checked against the
 /// next expectation; states or expectations left over fail the test.
+///
+/// A thunk that reads a service gets it from ``environment(_:_:)``:
+///
+/// ```swift
+/// await ExpectThunk(fetchFilms())
+///   .environment(FilmServiceKey.self, StubFilmService(films: [hope]))
+///   .getsState(AppState())
+///   .dispatches(ThunkLifecycle<[Film]>.self) { #expect($0.isPending) }
+///   .dispatches(ThunkLifecycle<[Film]>.self) { #expect($0.value == [hope]) }
+///   .run()
+/// ```
 public final class ExpectThunk<State: Sendable> {
   private enum Work {
     case thunk(Thunk<State>)

@@ -2,8 +2,10 @@
 """Turns the Swift code blocks of README.md and the DocC articles into a package that builds.
 
 Each document becomes one module (as if a reader pasted its blocks, in order, into one file of
-an app), with the document's context file from Context/ (what the text assumes: a `Film` type,
-a service) beside it. Top-level statements go into a function per block, since a library
+an app), with only the context files from Context/ that the document names in a
+`<!-- snippet: context Film FilmsState -->` comment (what the text takes as given: a `Film`
+type, a service) beside it, and `Platform.swift` (UIKit's few stand-ins on Linux). A name the
+text uses but neither defines nor takes from a named context fails the build. Top-level statements go into a function per block, since a library
 module cannot run them. A block after `<!-- snippet: separate -->` becomes a module of its own
 (a variant of code shown before); one after `<!-- snippet: skip -->` is not compiled (say why
 in the comment). The tutorials' code files compile step by step (see below). The package is
@@ -18,19 +20,10 @@ root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 here = os.path.join(root, "Tests", "Snippets")
 out = os.path.join(root, ".build", "snippets")
 
-# The context files each document takes as given, beside Shared.swift (by default the file
-# named as the document, if there is one).
-CONTEXTS = {
-    "README": ["FilmServiceKey"],
-    "AsyncWork": ["FilmsState"],
-    "Testing": ["FilmsState", "FilmsThunks"],
-    "SelectingState": ["SelectingState"],
-    "WritingMiddleware": ["FilmsState", "WritingMiddleware"],
-    "Statecraft": ["FilmsState"],
-    "StatecraftTesting": ["FilmsState", "FilmsThunks", "FilmServiceKey"],
-    "ComingFromReactiveSwift": ["FilmsState", "FilmsThunks", "FilmServiceKey", "ComingFrom"],
-    "ComingFromReactorKit": ["FilmsState", "FilmsThunks", "FilmServiceKey", "ComingFrom"],
-}
+# What every module gets: stand-ins for the platform (UIKit on Linux), not for the text.
+PLATFORM = "Platform"
+# `<!-- snippet: context A B -->`: the files of Context/ a document takes as given, in order.
+context_comment = re.compile(r"<!--\s*snippet:\s*context\s+([^>]*?)\s*-->")
 
 documents = ["README.md"] + sorted(
     os.path.relpath(os.path.join(folder, name), root)
@@ -81,8 +74,15 @@ def module_name(document, index):
 
 
 modules = {}
+contexts = {}
 for document in documents:
     text = open(os.path.join(root, document), encoding="utf-8").read()
+    named = [name for found in context_comment.findall(text)
+             for name in found.replace(",", " ").split()]
+    for name in named:
+        if not os.path.exists(os.path.join(here, "Context", name + ".swift")):
+            sys.exit(f"{document}: its snippet context names {name}, which Tests/Snippets/Context lacks")
+    contexts[document] = [PLATFORM] + named
     separate = 0
     for number, match in enumerate(block.finditer(text), 1):
         marker, code = match.group(1), match.group(2)
@@ -161,14 +161,11 @@ for name, module in sorted(modules.items()):
     imports += "import StatecraftObservation\nimport StatecraftEntities\nimport Testing\nimport XCTest\n"
     with open(os.path.join(folder, "Snippets.swift"), "w", encoding="utf-8") as f:
         f.write(imports + "\n" + "\n".join(module["blocks"]))
-    base = os.path.basename(module["document"]).replace(".md", "")
-    paths = [os.path.join(here, "Context", name + ".swift")
-             for name in ["Shared"] + CONTEXTS.get(base, [base])]
-    for path in paths:
-        if os.path.exists(path):
-            with open(path, encoding="utf-8") as source, \
-                 open(os.path.join(folder, "Context-" + os.path.basename(path)), "w", encoding="utf-8") as f:
-                f.write(imports + source.read())
+    for context in contexts[module["document"]]:
+        path = os.path.join(here, "Context", context + ".swift")
+        with open(path, encoding="utf-8") as source, \
+             open(os.path.join(folder, f"Context-{context}.swift"), "w", encoding="utf-8") as f:
+            f.write(imports + source.read())
     targets.append(name)
 
 with open(os.path.join(out, "Package.swift"), "w", encoding="utf-8") as f:

@@ -6,8 +6,8 @@
 /// ```swift
 /// let fetchFilms = Thunk<AppState> { dispatch, getState in
 ///   guard getState()?.isLoading == false else { return }
-///   dispatch(SetLoading(true))
-///   filmService.load { films in dispatch(SetFilms(films)) }
+///   dispatch(SetLoading(isLoading: true))
+///   filmService.load { films in dispatch(SetFilms(films: films)) }
 /// }
 /// mainStore.dispatch(fetchFilms)
 /// ```
@@ -16,9 +16,9 @@
 ///
 /// ```swift
 /// let fetchFilms = Thunk<AppState> { context in
-///   context.dispatch(SetLoading(true))
+///   context.dispatch(SetLoading(isLoading: true))
 ///   let films = try await context.environment[FilmServiceKey.self].films()
-///   context.dispatch(SetFilms(films))
+///   context.dispatch(SetFilms(films: films))
 /// }
 /// ```
 ///
@@ -128,10 +128,10 @@ extension Thunk {
 /// ```swift
 /// Thunk<AppState> { context in
 ///   guard context.state?.isLoading == false else { return }
-///   context.dispatch(SetLoading(true))
+///   context.dispatch(SetLoading(isLoading: true))
 ///   let films = try await context.environment[FilmServiceKey.self].films()
 ///   try context.checkCancellation()
-///   context.dispatch(SetFilms(films))
+///   context.dispatch(SetFilms(films: films))
 /// }
 /// ```
 public struct ThunkContext<State: Sendable>: Sendable {

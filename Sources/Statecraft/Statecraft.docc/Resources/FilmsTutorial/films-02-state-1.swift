@@ -1,6 +1,6 @@
 import Statecraft
 
-struct Film: Codable, Equatable, Identifiable, Sendable {
+nonisolated struct Film: Codable, Equatable, Identifiable, Sendable {
   let title: String
   let episodeID: Int
   let director: String

@@ -1,7 +1,7 @@
 import Statecraft
 import StatecraftEntities
 
-struct Film: Codable, Equatable, Identifiable, Sendable {
+nonisolated struct Film: Codable, Equatable, Identifiable, Sendable {
   let title: String
   let episodeID: Int
   let director: String

@@ -1,9 +1,9 @@
-// What the documentation's snippets take as given: the films app's `Film` and its service, a
-// film to test with, and on Linux the little of UIKit the view controllers use.
+// The films app's `Film` and its service, as Getting started defines them, a film to test with,
+// a stub service for tests, and ReSwift's blocking load.
 import Dispatch
 
 /// A film, known by its episode as in the example (`Examples/Films`).
-struct Film: Codable, Equatable, Identifiable, Sendable {
+nonisolated struct Film: Codable, Equatable, Identifiable, Sendable {
   let id: Int
   var title: String
 }
@@ -26,14 +26,3 @@ struct StubFilmService: FilmService {
 
 /// A blocking load, as in ReSwift's tutorial.
 func loadFilms() -> [Film] { [hope] }
-
-#if !canImport(UIKit)
-  @MainActor class UITableView {
-    func reloadData() {}
-  }
-
-  @MainActor class UITableViewController {
-    let tableView = UITableView()
-    func viewDidLoad() {}
-  }
-#endif
