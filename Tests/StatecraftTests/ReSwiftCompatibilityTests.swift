@@ -51,6 +51,17 @@ import Testing
     #expect(store.state == TestState())
   }
 
+  @Test func outsideAStoreASynchronousThunksRunHasEndedWhenTheMiddlewareReturns() {
+    let ran = Log<Int>()
+    let middleware: Middleware<TestState> = createThunkMiddleware()
+    let chain = middleware({ _ in }, { TestState() })({ _ in })
+    for index in 0..<20 {
+      chain(Thunk<TestState>(id: "load", policy: .dropWhileRunning) { _, _ in ran.append(index) })
+    }
+    // As in ReSwift-Thunk, each one runs: a run still open when the next arrives would drop it.
+    #expect(ran.elements == Array(0..<20))
+  }
+
   @Test func outsideAStoreTheMiddlewareRunsAnAsyncThunkWithTheHandedFunctions() async {
     let log = Log<String>()
     let middleware: Middleware<TestState> = createThunkMiddleware()

@@ -6,7 +6,8 @@
 ///
 /// Called outside a store, in a chain built by hand or by a test, it runs each thunk of `State`
 /// itself with the `dispatch` and `getState` it was handed, ReSwift-Thunk's contract: a body that
-/// does not `await` runs before the middleware returns; an `async` body runs in a new task.
+/// does not `await` runs, and its run ends, before the middleware returns, with no task; an
+/// `async` body runs in a new task.
 /// There the thunk has no store, so ``ThunkContext/take(where:timeout:)`` and
 /// ``ThunkContext/condition(_:timeout:)`` throw `CancellationError`.
 ///

@@ -406,7 +406,12 @@ extension Thunk: StartableThunk {
   @usableFromInline static var stateType: Any.Type { State.self }
 
   func start<Target>(on target: ThunkTarget<Target>, runner: ThunkRunner, parent: ThunkRun?) {
-    _ = runner.run(self, on: target.as(State.self), parent: parent)
+    let target = target.as(State.self)
+    if case .handed = target {
+      runner.runHanded(self, on: target)
+    } else {
+      _ = runner.run(self, on: target, parent: parent)
+    }
   }
 }
 
@@ -444,6 +449,36 @@ extension ThunkRunner {
   {
     target.checkNotReducing("dispatch(\(thunk.misuseName))")
     let admission = admit(id: thunk.id, policy: thunk.policy)
+    return run(thunk, admitted: admission, on: target, parent: parent)
+  }
+
+  /// Runs `thunk` in a chain built by hand, with the functions the middleware was handed.
+  ///
+  /// A body that does not `await` and may run at once runs and ends on this thread, and starts
+  /// no task, as in ReSwift-Thunk: such a run has no children to wait for, because its `dispatch`
+  /// is the handed one, which never starts a thunk as its child. A task would end it a moment
+  /// later on another thread, and would start the concurrency runtime's threads in a program or
+  /// test that may use none. Other thunks run as in a store, in a task.
+  func runHanded<State>(_ thunk: Thunk<State>, on target: ThunkTarget<State>) {
+    let admission = admit(id: thunk.id, policy: thunk.policy)
+    guard case .immediate(let body) = thunk.body, admission.wait == nil else {
+      _ = run(thunk, admitted: admission, on: target, parent: nil)
+      return
+    }
+    let run = admission.run
+    if admission.isDropped {
+      run.markFinished()
+      return
+    }
+    let context = ThunkContext(run: run, runner: self, target: target)
+    body(context.dispatch, context.makeGetState())
+    end(run)
+  }
+
+  private func run<State>(
+    _ thunk: Thunk<State>, admitted admission: Admission, on target: ThunkTarget<State>,
+    parent: ThunkRun?
+  ) -> ThunkTask<Void> {
     let run = admission.run
     guard !admission.isDropped else { return dropped(run, parent: parent) }
     let context = ThunkContext(run: run, runner: self, target: target)
