@@ -297,7 +297,12 @@ extension ExpectThunk {
   }
 
   /// Runs the thunk as ``run(file:line:)`` does, then waits up to `timeout` seconds for the
-  /// dispatches still expected, made from work the thunk started on other queues.
+  /// dispatches still expected and the states still to be read, made from work the thunk
+  /// started on other queues.
+  ///
+  /// The wait ends once every expected dispatch arrived and every state given with
+  /// ``getsState(_:file:line:)`` was read, so a thunk that reads the state after its last
+  /// dispatch is not reported for a read it was about to make.
   ///
   /// On the main thread the wait keeps running the main run loop, so work the thunk sends to the
   /// main queue runs too.
@@ -325,7 +330,8 @@ extension ExpectThunk {
     }
     if !session.allFulfilled {
       reportFailure(
-        "\(description): asynchronous wait failed after \(timeout) s: unfulfilled dispatches.",
+        "\(description): asynchronous wait failed after \(timeout) s: unfulfilled dispatches "
+          + "or states not read.",
         at: TestLocation(fileID: file, filePath: file, line: line, column: 1))
     }
     failLeftovers(session)
@@ -374,8 +380,9 @@ extension ExpectThunk {
       remaining.withLock { $0.expectations }
     }
 
+    /// Whether every expected dispatch arrived and every given state was read.
     var allFulfilled: Bool {
-      remaining.withLock { $0.expectations.isEmpty }
+      remaining.withLock { $0.expectations.isEmpty && $0.states.isEmpty }
     }
 
     func check(_ action: any Action) {

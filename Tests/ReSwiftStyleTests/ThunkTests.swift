@@ -67,6 +67,24 @@ final class ReSwiftStyleThunkTests: XCTestCase {
       .dispatches(SetFilms(films: ["A New Hope"]))
       .wait(timeout: 5)
   }
+
+  /// ReSwift-Thunk's `testExpectThunkWaits` shape: the thunk reads the state after its last
+  /// dispatch, on another thread. The wait must not end before that read.
+  func testExpectThunkWaitsForTheStatesReadAfterTheLastDispatch() {
+    let thunk = Thunk<AppState> { dispatch, getState in
+      DispatchQueue.global().async {
+        dispatch(IncreaseCounter())
+        // Makes it certain that a wait for the dispatches alone ends before the read; a wait
+        // for the reads as well does not depend on how long this takes.
+        usleep(50_000)
+        XCTAssertNotNil(getState())
+      }
+    }
+    ExpectThunk(thunk)
+      .dispatches(IncreaseCounter())
+      .getsState(AppState())
+      .wait(timeout: 60)
+  }
 }
 
 /// What the functions handed to a middleware saw. A class, not captured `var`s: the store calls
