@@ -1,5 +1,6 @@
 import Foundation
 import Statecraft
+import StatecraftTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -79,8 +80,8 @@ final class SilentInspector: Sendable {
     URL(string: "http://127.0.0.1:\(port)/?token=0123456789abcdef0123456789abcdef")!
   }
 
-  /// The first line received that satisfies `predicate`, or `nil` after 30 s: a bound only a
-  /// hang reaches.
+  /// The first line received that satisfies `predicate`, or `nil` after ``Interval/patience``:
+  /// a bound only a hang reaches.
   func line(where predicate: @escaping @Sendable (String) -> Bool) async -> String? {
     await withTaskGroup(of: String?.self) { group in
       group.addTask { [received] in
@@ -88,7 +89,7 @@ final class SilentInspector: Sendable {
         return nil
       }
       group.addTask {
-        try? await Task.sleep(nanoseconds: 30_000_000_000)
+        try? await Task.sleep(nanoseconds: Interval.patience.nanoseconds)
         return nil
       }
       let first = await group.next() ?? nil

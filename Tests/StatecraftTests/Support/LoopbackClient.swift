@@ -1,4 +1,6 @@
 import Foundation
+import Statecraft
+import StatecraftTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -7,7 +9,7 @@ import Foundation
 #endif
 
 /// A TCP client on 127.0.0.1 with blocking calls, for tests of a server; each read waits at most
-/// 30 s, a bound that only a hung server reaches.
+/// ``Interval/patience``, a bound that only a hung server reaches.
 final class LoopbackClient: Sendable {
   let descriptor: Int32
 
@@ -27,7 +29,7 @@ final class LoopbackClient: Sendable {
       _ = close(descriptor)
       return nil
     }
-    var timeout = timeval(tv_sec: 30, tv_usec: 0)
+    var timeout = timeval(tv_sec: Int(Interval.patience.nanoseconds / 1_000_000_000), tv_usec: 0)
     _ = setsockopt(
       descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     #if canImport(Darwin)
