@@ -63,29 +63,8 @@ import Testing
 
     /// Listens on `port`, or on a free one when it is 0.
     init(status: String = "101 Switching Protocols", port: UInt16 = 0) throws {
-      let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-      var one: Int32 = 1
-      _ = setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(4))
-      var address = sockaddr_in()
-      address.sin_family = sa_family_t(AF_INET)
-      address.sin_port = port.bigEndian
-      address.sin_addr.s_addr = inet_addr("127.0.0.1")
-      let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
-      guard bound == 0, listen(listener, 1) == 0 else {
-        _ = close(listener)
-        throw CocoaError(.fileWriteUnknown)
-      }
-      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-      _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          getsockname(listener, $0, &length)
-        }
-      }
-      self.port = UInt16(bigEndian: address.sin_port)
+      let (listener, port) = try listenOnLoopback(port: port, backlog: 1)
+      self.port = port
       sockets.withLock { $0.listener = listener }
       let thread = Thread { [sockets, received, status] in
         let client = accept(listener, nil, nil)

@@ -28,30 +28,9 @@ final class SilentInspector: Sendable {
   /// listener's small receive buffer makes the app's sends block soon.
   init(readsLines: Bool = true) throws {
     (received, lines) = AsyncStream.makeStream(of: String.self)
-    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var one: Int32 = 1
-    _ = setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(4))
-    if !readsLines {
-      var small: Int32 = 4_096
-      _ = setsockopt(listener, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(4))
-    }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    guard bound == 0, listen(listener, 16) == 0 else {
-      _ = close(listener)
-      throw CocoaError(.fileWriteUnknown)
-    }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-    }
-    port = UInt16(bigEndian: address.sin_port)
+    let (listener, port) = try listenOnLoopback(
+      backlog: 16, receiveBufferSize: readsLines ? nil : 4_096)
+    self.port = port
     self.listener = listener
     Thread { [self] in
       defer { _ = close(listener) }
