@@ -29,7 +29,7 @@ extension Store: StoreType, _StoreStateReading {
   ///   { state, store in
   ///     guard !state.isLoading else { return nil }
   ///     filmService.load { films in store.dispatch(SetFilms(films: films)) }
-  ///     return SetLoading(true)
+  ///     return SetLoading(isLoading: true)
   ///   }
   /// }
   ///

@@ -6,8 +6,8 @@ extension Thunk {
   /// ```swift
   /// let fetchFilms = Thunk<AppState> { dispatch, getState in
   ///   guard getState()?.isLoading == false else { return }
-  ///   dispatch(SetLoading(true))
-  ///   filmService.load { films in dispatch(SetFilms(films)) }
+  ///   dispatch(SetLoading(isLoading: true))
+  ///   filmService.load { films in dispatch(SetFilms(films: films)) }
   /// }
   /// ```
   ///
