@@ -138,7 +138,7 @@ private struct Holder: Identifiable, Sendable {
 
   @Test func changingAnIDInPlaceStopsWithAMessageThatNamesBothIDs() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       struct Tag: Equatable, Sendable {
         var name: String
       }
@@ -151,7 +151,7 @@ private struct Holder: Identifiable, Sendable {
 
   @Test func aRepeatedIDInALiteralStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       let items: EntityCollection<Int, Item> = [Item(id: 1, rank: 0), Item(id: 1, rank: 1)]
       _ = items
     }

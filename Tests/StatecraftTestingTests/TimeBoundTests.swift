@@ -15,6 +15,26 @@ import Testing
     }
   }
 
+  /// A body cannot be left behind (it is not escaping): one that ignores its cancellation stops
+  /// the run once its grace is over, naming the test, instead of holding the run for ever.
+  @Test func aTestThatIgnoresItsCancellationStopsTheRunAfterItsGrace() async {
+    var result: ExitTest.Result?
+    // The child records the limit's issue, which comes back to this test: known, as expected.
+    await withKnownIssue {
+      result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        limitThisChildProcess()
+        try await TimeBound(nanoseconds: 50_000_000, grace: 100_000_000)
+          .runWithinLimit(named: "theHungTest()") {
+            while true { try? await Task.sleep(nanoseconds: 1_000_000) }  // ignores cancellation
+          }
+      }
+    } matching: { issue in
+      issue.comments.map(\.rawValue).joined().contains("theHungTest() ran longer than")
+    }
+    let errors = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(errors.contains("theHungTest() did not end 0 s after it was cancelled"), "\(errors)")
+  }
+
   @Test func aTestWithinItsLimitRunsToTheEndWithoutAnIssue() async throws {
     let test = try #require(Test.current)
     let body = Ran()

@@ -114,7 +114,7 @@ import Testing
 
   @Test func aStoreReportsASlowReductionAndAStormThroughTheWarningHandler() async {
     let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       StatecraftDiagnostics.developmentChecks.slowReduction = Interval(nanoseconds: 1)
       StatecraftDiagnostics.developmentChecks.actionStormLimit = 10
       await MainActor.run {
@@ -129,7 +129,7 @@ import Testing
 
   @Test func checksSwitchedOffReportNothing() async {
     let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       StatecraftDiagnostics.developmentChecks = .none
       #expect(StatecraftDiagnostics.developmentChecks == .none)
       final class Session: @unchecked Sendable {}

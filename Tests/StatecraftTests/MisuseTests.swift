@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized, .catchesHangs) struct MisuseTests {
   @Test func dispatchFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       struct Nested: Action {}
       struct Outer: Action {}
       nonisolated(unsafe) var store: Store<Int>?
@@ -33,7 +33,7 @@ import Testing
   /// would wait for that lock forever, so it stops instead (C11).
   @Test func readingStateFromASelectorStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       struct Tick: Action {}
       await MainActor.run {
         nonisolated(unsafe) var store: Store<Int>?
@@ -50,7 +50,7 @@ import Testing
 
   @Test func dispatchingFromAFilterStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       struct Echo: Action {}
       struct Tick: Action {}
       await MainActor.run {
@@ -72,7 +72,7 @@ import Testing
 
   @Test func readingStateFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       struct Peek: Action {}
       nonisolated(unsafe) var store: Store<Int>?
       store = Store<Int>(
@@ -96,7 +96,7 @@ import Testing
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       // If the check missed the read, the read would wait for the lock its own reducer holds:
       // the time limit ends that child, and the message expectations below fail, not hang.
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       struct Log: Action {}
       struct Outer: Action {}
       let other = Store<Int>(reducer: { _, state in (state ?? 0) + 1 }, state: 0)
@@ -121,7 +121,7 @@ import Testing
 
   @Test func subscribingFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       struct Watch: Action {}
       await MainActor.run {
         nonisolated(unsafe) var store: Store<Int>?
@@ -148,7 +148,7 @@ import Testing
 
   @Test func aSubscriberThatAlwaysDispatchesStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       struct Ping: Action {}
       await MainActor.run {
         let store = Store<Int>(reducer: { _, state in (state ?? 0) + 1 }, state: 0)
@@ -163,7 +163,7 @@ import Testing
 
   @Test func aMiddlewareThatAlwaysDispatchesStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       struct Echo: Action {}
       let echo: Middleware<Int> = { dispatch, _ in
         { next in
@@ -186,7 +186,7 @@ import Testing
 
   @Test func batchFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       callFromReducer { store in store.batch {} }
     }
     expectMessage(result, contains: "Store.batch was called from inside a reducer")
@@ -194,7 +194,7 @@ import Testing
 
   @Test func unsubscribeFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       callFromReducer { store in store.unsubscribe(Trigger.Box()) }
     }
     expectMessage(result, contains: "Store.unsubscribe was called from inside a reducer")
@@ -204,7 +204,7 @@ import Testing
     let result = await #expect(
       processExitsWith: .failure, observing: [\.standardErrorContent, \.standardOutputContent]
     ) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       callFromReducer { store in
         store.dispatch(Thunk<Int> { _, _ in print("the thunk ran") })
       }
@@ -216,7 +216,7 @@ import Testing
 
   @Test func dispatchingASequenceFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       callFromReducer { store in store.dispatch(AsyncStream<Trigger> { $0.finish() }) }
     }
     expectMessage(
@@ -227,7 +227,7 @@ import Testing
 
   @Test func dispatchingAnAsyncThunkFromAReducerNamesItByItsName() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       callFromReducer { store in
         store.dispatch(AsyncThunk<Int, Int>("user/load", id: "user") { _ in 7 })
       }
@@ -239,7 +239,7 @@ import Testing
 
   @Test func cancellingThunksFromAReducerStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       callFromReducer { store in store.cancelThunks(id: "search") }
     }
     expectMessage(
@@ -248,7 +248,7 @@ import Testing
 
   @Test func dispatchingAnActionCreatorFromAReducerNamesIt() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       callFromReducer { store in store.dispatch { _, _ in Trigger() } }
     }
     expectMessage(result, contains: "dispatch was called with an action creator from inside")

@@ -175,7 +175,7 @@ import Testing
 
   @Test func middlewareOnAScopeStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       struct Counter: Equatable, Sendable { var value = 0 }
       await MainActor.run {
         let root = Store(reducer: { (_: inout Counter, _: any Action) in }, state: Counter())
@@ -191,7 +191,7 @@ import Testing
 
   @Test func readingAScopeAfterItsRootIsReleasedStopsWithAMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       struct Counter: Equatable, Sendable { var value = 0 }
       let scope = await MainActor.run {
         Store(reducer: { (_: inout Counter, _: any Action) in }, state: Counter()).scope(\.value)

@@ -291,7 +291,7 @@ import Testing
 
   @Test func erasedThunkWithoutTheMiddlewareStopsInDebugBuilds() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       let store = Store<Int>(reducer: { _, state in state ?? 0 }, state: 0)
       let erased: any Action = Thunk<Int> { _, _ in }
       store.dispatch(erased)

@@ -103,7 +103,7 @@ import Testing
     let path = folder.url.appendingPathComponent("settings.json").path
     try makePersistence(URL(fileURLWithPath: path)).save(Settings(theme: "dark", fontSize: 14))
     await #expect(processExitsWith: .signal(SIGKILL)) { [path = path as String] in
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       let persistence = makePersistence(URL(fileURLWithPath: path))
       persistence.writer.faultInjection.withLock { inject in
         inject = { step in if step == .wroteTemporaryFile { kill(getpid(), SIGKILL) } }
@@ -126,7 +126,7 @@ import Testing
     // umask is per process: the saves run in a child process, with a thread that watches
     // every file in the folder while they are created.
     await #expect(processExitsWith: .success) { [path = path as String, mask] in
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       _ = umask(mask)
       let folder = URL(fileURLWithPath: path)
       let done = Locked(0)
@@ -165,7 +165,7 @@ import Testing
     let path = folder.url.appendingPathComponent("session.jsonl").path
     // A full disk, in a child process: a file size limit makes writes past 200 bytes fail.
     await #expect(processExitsWith: .success) { [path = path as String] in
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       signal(SIGXFSZ, SIG_IGN)
       var limit = rlimit(rlim_cur: 200, rlim_max: 200)
       #if canImport(Glibc)

@@ -195,7 +195,7 @@ import Testing
     let folder = try TemporaryFolder()
     let path = folder.url.appendingPathComponent("settings.json").path
     await #expect(processExitsWith: .success) { [path = path as String] in
-      limitThisChildProcess(toSeconds: 20)
+      limitThisChildProcess()
       let persistence = makePersistence(URL(fileURLWithPath: path), debounce: .seconds(60))
       let store = Store(
         reducer: appReducer, state: AppState(), middleware: [persistence.middleware()])

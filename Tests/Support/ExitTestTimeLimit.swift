@@ -1,3 +1,5 @@
+import Statecraft
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -11,7 +13,10 @@
 /// behind) would hang the whole run. Each exit test calls this first in its body; `SIGALRM` then
 /// ends a hung child, and the test's expectations on the exit status and the output fail.
 ///
-/// - Parameter seconds: The child's time limit.
-public func limitThisChildProcess(toSeconds seconds: UInt32) {
+/// - Parameter seconds: The child's time limit; by default ``Interval/patience``, as the limit
+///   only catches a hang.
+public func limitThisChildProcess(
+  toSeconds seconds: UInt32 = UInt32(Interval.patience.nanoseconds / 1_000_000_000)
+) {
   _ = alarm(seconds)
 }
