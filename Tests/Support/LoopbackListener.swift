@@ -24,10 +24,7 @@ public func listenOnLoopback(
   if var size = receiveBufferSize {
     _ = setsockopt(listener, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(4))
   }
-  var address = sockaddr_in()
-  address.sin_family = sa_family_t(AF_INET)
-  address.sin_port = port.bigEndian
-  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  var address = loopbackAddress(port: port)
   let bound = withUnsafePointer(to: &address) {
     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
       bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -42,4 +39,16 @@ public func listenOnLoopback(
     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
   }
   return (listener, UInt16(bigEndian: address.sin_port))
+}
+
+/// The IPv4 address 127.0.0.1:`port`.
+///
+/// - Parameter port: The port, or 0 for any.
+/// - Returns: The address, for `bind` or `connect`.
+public func loopbackAddress(port: UInt16) -> sockaddr_in {
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_port = port.bigEndian
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  return address
 }
