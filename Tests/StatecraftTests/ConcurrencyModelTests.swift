@@ -221,8 +221,11 @@ import Testing
     store.subscribe(recorder)
     await Task.detached { store.dispatch(Increment()) }.value
     DispatchQueue.global().async { store.dispatch(Increment()) }
-    await waitUntil { recorder.values.count == 3 }
-    #expect(recorder.values.map(\.count) == [0, 1, 2])
+    // The second commit may come before the first one's round: the round then delivers the
+    // newest state only (C5), so 1 may be skipped, never delivered after 2.
+    await waitUntil { recorder.values.last?.count == 2 }
+    let counts = recorder.values.map(\.count)
+    #expect(counts == [0, 1, 2] || counts == [0, 2], "\(counts)")
     #expect(recorder.allOnMainQueue)
   }
 
