@@ -9,10 +9,41 @@ enum Engine<State: Sendable>: Sendable {
 
 // MARK: - What the layers above ask of either engine
 
-// The entry points on the path of an action (dispatch, the state, what a thunk's start asks) are
-// in Core.swift, beside the core they lead to.
+// The entry on the path of an action, `dispatch`, and the state's read are in Dispatch.swift.
 
 extension Engine {
+  /// ``StoreCore/dispatch(_:)`` for generic code (see `StoreCore._specialized`).
+  func dispatchFromGenericCode(_ action: any Action) {
+    switch self {
+    case .root(let core): core.dispatchFromGenericCode(action)
+    case .scope(let scope): scope.dispatch(action)
+    }
+  }
+
+  /// The committed state for generic code; `nil` once a scope's root is gone.
+  var stateFromGenericCode: State? {
+    switch self {
+    case .root(let core): core.stateFromGenericCode
+    case .scope(let scope): scope.snapshot?.state
+    }
+  }
+
+  func checkNotReducing(_ call: @autoclosure () -> Misuse.StoreCall) {
+    switch self {
+    case .root(let core): core._reduction.checkNotReducing(call())
+    case .scope(let scope): scope.checkNotReducing(call())
+    }
+  }
+
+  /// Whether the calling thread runs the middleware and the reducer that reduce this store's
+  /// actions.
+  var isTurnHeld: Bool {
+    switch self {
+    case .root(let core): core.isTurnHeld
+    case .scope(let scope): scope.root?.isTurnHeld ?? false
+    }
+  }
+
   @usableFromInline
   var automaticallySkipsRepeats: Bool {
     switch self {

@@ -1,0 +1,128 @@
+import StatecraftAtomics
+
+/// The subscriptions of one store, in the order they were made.
+///
+/// Removal marks the entry inactive and leaves it in `entries` until enough have piled up to
+/// compact, so subscribing and unsubscribing cost O(1) amortized however many subscriptions stand.
+@usableFromInline
+struct Registry<State: Sendable>: Sendable {
+  @usableFromInline private(set) var _entries: [SubscriptionEntry<State>] = []
+  /// The addresses of `_entries`, unretained, for the main loop's pass.
+  ///
+  /// Built here, where subscribing allocates anyway, so that a round after a subscription change
+  /// does not allocate. Plain integers, a type that is not generic: this code runs unspecialized,
+  /// and an array of `Unmanaged<SubscriptionEntry<State>>` would look its metadata up on each
+  /// change.
+  @usableFromInline private(set) var _addresses: [UInt] = []
+  private var byOwner: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
+  /// Closure subscriptions, by their status: a token names its subscription by the status it
+  /// holds strongly, because a weak reference to the entry would put every retain and release of
+  /// it in the notification loop on the runtime's slow path.
+  private var byStatus: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
+  private var inactiveCount = 0
+  /// Counts the changes of `_entries`, modulo 2³², for the rounds' copies of them.
+  private(set) var generation: UInt64 = 0
+  /// A root store's words, where the count is also kept for its rounds to read without the
+  /// registry's lock; `nil` for a scope's registry.
+  private let words: StoreWords?
+
+  var activeCount: Int { _entries.count - inactiveCount }
+
+  @usableFromInline
+  init(words: StoreWords?) {
+    self.words = words
+  }
+
+  private mutating func changed() {
+    generation = (generation &+ 1) & 0xFFFF_FFFF
+    words?.registryChanged()
+  }
+
+  /// Removes every entry, for a store that is gone.
+  mutating func removeAll() {
+    for entry in _entries { entry.status.markGone() }
+    _entries = []
+    _addresses = []
+    byOwner = [:]
+    byStatus = [:]
+    inactiveCount = 0
+  }
+
+  /// Adds `entry` at the end; an entry of the same owner is replaced.
+  ///
+  /// Returns the replaced one.
+  mutating func add(_ entry: SubscriptionEntry<State>) -> SubscriptionEntry<State>? {
+    var replaced: SubscriptionEntry<State>?
+    if let owner = entry.owner {
+      replaced = byOwner.updateValue(entry, forKey: owner)
+      if let replaced { deactivate(replaced) }
+    } else {
+      byStatus[entry.status.identity] = entry
+    }
+    _entries.append(entry)
+    _addresses.append(address(of: entry))
+    changed()
+    return replaced
+  }
+
+  /// Removes the subscription of `owner`.
+  ///
+  /// Returns the removed entry, if there was one.
+  mutating func remove(owner: ObjectIdentifier) -> SubscriptionEntry<State>? {
+    guard let entry = byOwner.removeValue(forKey: owner), deactivate(entry) else { return nil }
+    return entry
+  }
+
+  /// Removes the closure subscription whose status is `status`.
+  ///
+  /// Returns the removed entry, if there was one.
+  mutating func remove(status: SubscriptionStatus) -> SubscriptionEntry<State>? {
+    guard let entry = byStatus.removeValue(forKey: status.identity), deactivate(entry)
+    else { return nil }
+    return entry
+  }
+
+  /// Removes `entry`, which is either still active (cancelled) or was found gone.
+  ///
+  /// Returns whether it was still registered.
+  mutating func remove(_ entry: SubscriptionEntry<State>) -> Bool {
+    if let owner = entry.owner {
+      if byOwner[owner] === entry { byOwner[owner] = nil }
+    } else {
+      byStatus[entry.status.identity] = nil
+    }
+    return deactivate(entry)
+  }
+
+  @discardableResult
+  private mutating func deactivate(_ entry: SubscriptionEntry<State>) -> Bool {
+    entry.status.markGone()
+    guard !entry.status._isRemoved.exchange(true, ordering: .relaxed) else { return false }
+    inactiveCount += 1
+    if inactiveCount >= 32, inactiveCount * 2 >= _entries.count {
+      _entries.removeAll { $0.status._isRemoved.load(ordering: .relaxed) }
+      _addresses.removeAll(keepingCapacity: true)
+      for entry in _entries {
+        _addresses.append(address(of: entry))
+      }
+      changed()
+      inactiveCount = 0
+    }
+    return true
+  }
+}
+
+extension StoreCore {
+  /// Removes `entry`, which a round found gone or which a token cancels.
+  @usableFromInline
+  func remove(_ entry: SubscriptionEntry<State>) {
+    if _books.withLock({ $0.registry.remove(entry) }) {
+      countSubscriptions(by: -1)
+      entry.releaseSteps()
+    }
+  }
+
+  func countSubscriptions(by delta: Int) {
+    _ = _words.countSubscriptions(by: delta)
+  }
+}
