@@ -50,7 +50,8 @@ import Testing
     let warning = checks.note(Tick(), took: 0, at: 2 * second + 10_000)
     #expect(warning?.contains("Tick was dispatched more than 1000 times within a second") == true)
     #expect(warning?.contains("skipRepeats") == true)
-    let later = (0..<2_000).compactMap { _ in checks.note(Tick(), took: 0, at: 2 * second + 20_000)
+    let later = (0..<2_000).compactMap { _ in
+      checks.note(Tick(), took: 0, at: 2 * second + 20_000)
     }
     #expect(later.isEmpty, "reported once for Tick")
   }
