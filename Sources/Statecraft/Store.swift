@@ -24,7 +24,7 @@ import Dispatch
 ///
 /// `Store` can be subclassed, as ReSwift's can, to add stored properties or to run code in
 /// `deinit`. Its own members are `final`: a subclass adds, it does not override. A subclass's
-/// designated initializer calls ``init(reducer:state:middleware:automaticallySkipsRepeats:)``
+/// designated initializer calls `init(reducer:state:middleware:automaticallySkipsRepeats:)`
 /// with all four arguments.
 // The one `@unchecked Sendable` outside Sources/Statecraft/Internal (.ci/run allows exactly this
 // line): a non-final class cannot be checked `Sendable`. Safe because Store's own stored
@@ -46,7 +46,7 @@ open class Store<State: Sendable>: @unchecked Sendable {
   /// reducer returns the initial state. If a middleware swallows or delays that action, the
   /// reducer receives it directly, so the store always has a state once `init` returns.
   /// Subscriptions to `Equatable` values skip values equal to the previous one; to choose, pass
-  /// `automaticallySkipsRepeats:` to ``init(reducer:state:middleware:automaticallySkipsRepeats:)``.
+  /// `automaticallySkipsRepeats:` to `init(reducer:state:middleware:automaticallySkipsRepeats:)`.
   ///
   /// - Parameters:
   ///   - reducer: The function that returns the next state for each action.
