@@ -135,6 +135,9 @@ let package = Package(
       dependencies: ["Statecraft", "StatecraftTesting"],
       swiftSettings: [
         .swiftLanguageMode(.v5), .treatWarning("DeprecatedDeclaration", as: .warning),
+        // Swift 6's inference, so that `reducer.handleAction` of a `Sendable` reducer value is a
+        // `@Sendable` function, as ReSwift's tests pass it.
+        .enableUpcomingFeature("InferSendableFromCaptures"),
       ]
     ),
     .testTarget(

@@ -19,21 +19,88 @@ import Dispatch
 /// > and runs after it, before the outermost `dispatch` returns. Subscribers are called on the
 /// > main queue with the newest state, never an older one after a newer one; a dispatch on the
 /// > main queue notifies them before it returns.
-public final class Store<State: Sendable>: Sendable {
+///
+/// ## Subclassing
+///
+/// `Store` can be subclassed, as ReSwift's can, to add stored properties or to run code in
+/// `deinit`. Its own members are `final`: a subclass adds, it does not override. A subclass's
+/// designated initializer calls `init(reducer:state:middleware:automaticallySkipsRepeats:)`
+/// with all four arguments.
+// The one `@unchecked Sendable` outside Sources/Statecraft/Internal (.ci/run allows exactly this
+// line): a non-final class cannot be checked `Sendable`. Safe because Store's own stored
+// properties are `final let`s of `Sendable` types (`Engine`, `ThunkRunner`); what a subclass
+// stores is the subclass's to make safe, as its required restatement of the conformance says.
+open class Store<State: Sendable>: @unchecked Sendable {
   /// The most re-entrant dispatches one outermost dispatch may cause before the store stops
   /// with a message about an endless loop.
   /// - Complexity: O(1).
   public static var reentrantDispatchLimit: Int { 10_000 }
 
   /// The store's own engine, or, for a scope, the engine that forwards to its root's.
-  @usableFromInline let _engine: Engine<State>
-  @usableFromInline let _thunks: ThunkRunner
+  @usableFromInline final let _engine: Engine<State>
+  @usableFromInline final let _thunks: ThunkRunner
 
   /// Creates a store with a reducer of ReSwift's shape.
   ///
   /// With `state: nil`, the store dispatches ``StatecraftInit`` through the middleware and the
   /// reducer returns the initial state. If a middleware swallows or delays that action, the
   /// reducer receives it directly, so the store always has a state once `init` returns.
+  /// Subscriptions to `Equatable` values skip values equal to the previous one; to choose, pass
+  /// `automaticallySkipsRepeats:` to `init(reducer:state:middleware:automaticallySkipsRepeats:)`.
+  ///
+  /// - Parameters:
+  ///   - reducer: The function that returns the next state for each action.
+  ///   - state: The initial state, or `nil` to let the reducer create it.
+  ///   - middleware: Functions that see each action before the reducer, first one first.
+  /// - Complexity: O(m) for m middleware, plus one reduction when `state` is `nil`.
+  @preconcurrency @inlinable
+  public convenience init(
+    reducer: @escaping Reducer<State>,
+    state: State?,
+    middleware: [Middleware<State>] = []
+  ) {
+    // No `automaticallySkipsRepeats:` here, so that the four-argument call a subclass makes
+    // with `super.init` finds only the designated initializer below.
+    self.init(
+      reduce: .returning(reducer),
+      state: state,
+      middleware: middleware,
+      automaticallySkipsRepeats: true
+    )
+  }
+
+  /// Creates a store with a reducer of ReSwift's shape, choosing whether subscriptions skip
+  /// repeated values; the initializer a subclass calls with `super.init`.
+  ///
+  /// It behaves as ``init(reducer:state:middleware:)``. It is the designated initializer of
+  /// ReSwift's `Store`, with its signature, so a ReSwift subclass compiles unchanged:
+  ///
+  /// ```swift
+  /// class DeInitStore<State>: Store<State> {
+  ///   var deInitAction: (() -> Void)?
+  ///   deinit { deInitAction?() }
+  ///
+  ///   required init(
+  ///     reducer: @escaping Reducer<State>, state: State?,
+  ///     middleware: [Middleware<State>], automaticallySkipsRepeats: Bool
+  ///   ) {
+  ///     super.init(
+  ///       reducer: reducer, state: state, middleware: middleware,
+  ///       automaticallySkipsRepeats: automaticallySkipsRepeats)
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// A subclass's own members are its own; the store's are `final`, so a subclass adds stored
+  /// properties and a `deinit` and cannot change how a dispatch runs. A subclass restates
+  /// `@unchecked Sendable` (the compiler warns until it does): its stored properties must be
+  /// safe to share across threads, as the store's are.
+  ///
+  /// > Important: Compiled once for every `State`, this initializer builds the path of an action
+  /// > without knowing the app's state type, so a dispatch into a store made by it costs more
+  /// > than one into a store made by ``init(reducer:state:middleware:)``, which is compiled for
+  /// > the app's `State` (Benchmarks/README.md, row a). Create stores of a class you do not
+  /// > subclass with that initializer.
   ///
   /// - Parameters:
   ///   - reducer: The function that returns the next state for each action.
@@ -42,19 +109,24 @@ public final class Store<State: Sendable>: Sendable {
   ///   - automaticallySkipsRepeats: Whether subscriptions to `Equatable` values skip values equal
   ///     to the previous one without being asked to.
   /// - Complexity: O(m) for m middleware, plus one reduction when `state` is `nil`.
-  @preconcurrency @inlinable
-  public convenience init(
+  @preconcurrency
+  public required init(
     reducer: @escaping Reducer<State>,
     state: State?,
     middleware: [Middleware<State>] = [],
-    automaticallySkipsRepeats: Bool = true
+    automaticallySkipsRepeats: Bool
   ) {
-    self.init(
+    let (core, thunks) = Store.makeRoot(
       reduce: .returning(reducer),
       state: state,
       middleware: middleware,
-      automaticallySkipsRepeats: automaticallySkipsRepeats
+      automaticallySkipsRepeats: automaticallySkipsRepeats,
+      reducesOnMainActor: false,
+      pacing: .mainQueue
     )
+    _engine = .root(core)
+    _thunks = thunks
+    Store.start(core, reducingInit: state == nil, reducesOnMainActor: false)
   }
 
   /// Creates a store with a reducer that changes the state in place.
@@ -190,19 +262,46 @@ public final class Store<State: Sendable>: Sendable {
     reducesOnMainActor: Bool = false,
     pacing: RoundPacing = .mainQueue
   ) {
+    let (core, thunks) = Store.makeRoot(
+      reduce: reduce,
+      state: state,
+      middleware: middleware,
+      automaticallySkipsRepeats: automaticallySkipsRepeats,
+      reducesOnMainActor: reducesOnMainActor,
+      pacing: pacing
+    )
+    self.init(engine: .root(core), thunks: thunks)
+    Store.start(core, reducingInit: state == nil, reducesOnMainActor: reducesOnMainActor)
+  }
+
+  /// Builds a root store's engine and its thunk runner.
+  @inlinable
+  static func makeRoot(
+    reduce: Reduction<State>.Reduce,
+    state: State?,
+    middleware: [Middleware<State>],
+    automaticallySkipsRepeats: Bool,
+    reducesOnMainActor: Bool,
+    pacing: RoundPacing
+  ) -> (StoreCore<State>, ThunkRunner) {
     let thunks = ThunkRunner()
     let core = StoreCore.make(
       reduce: reduce,
       state: state,
       middleware: middleware,
       automaticallySkipsRepeats: automaticallySkipsRepeats,
-      reentrantDispatchLimit: Self.reentrantDispatchLimit,
+      reentrantDispatchLimit: reentrantDispatchLimit,
       route: thunks.route(),
       reducesOnMainActor: reducesOnMainActor,
       pacing: pacing
     )
-    self.init(engine: .root(core), thunks: thunks)
-    if state == nil {
+    return (core, thunks)
+  }
+
+  /// Reduces the init action when the store was created without a state.
+  @inlinable
+  static func start(_ core: StoreCore<State>, reducingInit: Bool, reducesOnMainActor: Bool) {
+    if reducingInit {
       let reduceInit = {
         core.dispatch(StatecraftInit())
         core.reduceInitIfNeeded()
@@ -222,9 +321,10 @@ public final class Store<State: Sendable>: Sendable {
 
   /// Stores the engine and the thunk runner that the inlinable initializers built.
   ///
-  /// The one designated initializer. The closures on the path of an action are built by the
-  /// inlinable initializers, specialized for the app's `State`; this one is opaque, as a
-  /// library-evolution build requires of a class's designated initializer.
+  /// The designated initializer of every other initializer but the subclasses' one. The closures
+  /// on the path of an action are built by the inlinable initializers, specialized for the
+  /// app's `State`; this one is opaque, as a library-evolution build requires of a class's
+  /// designated initializer.
   @usableFromInline
   init(engine: Engine<State>, thunks: ThunkRunner) {
     _engine = engine
@@ -243,7 +343,7 @@ public final class Store<State: Sendable>: Sendable {
   /// - Complexity: O(1): a lock and a copy of the state (a reference count for copy-on-write
   ///   storage).
   @inlinable
-  public var state: State {
+  public final var state: State {
     _engine.currentState
   }
 
@@ -265,7 +365,7 @@ public final class Store<State: Sendable>: Sendable {
   ///   backlog of states. On the main queue add one notification round, O(s) for s subscriptions.
   @_disfavoredOverload
   @inlinable @inline(__always)
-  public func dispatch(_ action: any Action) {
+  public final func dispatch(_ action: any Action) {
     // Disfavored so that a thunk, which is also an action, picks its own overload that returns
     // a task: the generic `AsyncThunk` overload would otherwise lose to this non-generic one.
     // Always inlined, as `StoreCore.dispatch(_:)` is, down to `dispatch(at:)`: a function that

@@ -68,8 +68,7 @@ public final class TestStore<State: Sendable> {
     middleware: [Middleware<State>] = []
   ) where State: Equatable {
     store = Store(
-      reducer: log.recording(reducer), state: initialState, middleware: middleware,
-      automaticallySkipsRepeats: true)
+      reducer: log.recording(reducer), state: initialState, middleware: middleware)
     expectedState = initialState
     isEqual = { $0 == $1 }
     useTestEnvironment()

@@ -13,6 +13,21 @@ final class ReSwiftStyleStoreTests: XCTestCase {
     XCTAssertNil(state.name)
   }
 
+  // ReSwift's StoreTests.testDeinit, as ReSwift wrote it: a subclass of `Store` hooks `deinit`.
+  func testDeinit() {
+    var deInitCount = 0
+
+    autoreleasepool {
+      let reducer = TestReducer()
+      _ = DeInitStore(
+        reducer: reducer.handleAction,
+        state: TestAppState(),
+        deInitAction: { deInitCount += 1 })
+    }
+
+    XCTAssertEqual(deInitCount, 1)
+  }
+
   func testSubscriberGetsTheStateAtOnceAndEachChange() {
     let store = Store<AppState>(reducer: appReducer, state: AppState())
     let subscriber = TestSubscriber<Int>()
@@ -222,5 +237,74 @@ final class ReSwiftStyleStoreTests: XCTestCase {
     store.dispatch(IncreaseCounter())
     XCTAssertEqual(log.actions, ["SetName"])
     XCTAssertEqual(store.state.counter, 2)
+  }
+}
+
+// ReSwift's StoreTests.swift: used for the deinitialization test. The one edit: Swift asks every
+// subclass of a `Sendable` class to restate `@unchecked Sendable`, in any language mode, with a
+// warning that has no diagnostic group, so `-warnings-as-errors` cannot let it through.
+class DeInitStore<State>: Store<State>, @unchecked Sendable {
+  var deInitAction: (() -> Void)?
+
+  deinit {
+    deInitAction?()
+  }
+
+  required convenience init(
+    reducer: @escaping Reducer<State>,
+    state: State?,
+    deInitAction: (() -> Void)?
+  ) {
+    self.init(
+      reducer: reducer,
+      state: state,
+      middleware: [],
+      automaticallySkipsRepeats: false)
+    self.deInitAction = deInitAction
+  }
+
+  required init(
+    reducer: @escaping Reducer<State>,
+    state: State?,
+    middleware: [Middleware<State>],
+    automaticallySkipsRepeats: Bool
+  ) {
+    super.init(
+      reducer: reducer,
+      state: state,
+      middleware: middleware,
+      automaticallySkipsRepeats: automaticallySkipsRepeats)
+  }
+}
+
+// ReSwift's TestFakes.swift: the state, action and reducer testDeinit uses.
+struct TestAppState {
+  var testValue: Int?
+
+  init(testValue: Int? = nil) {
+    self.testValue = testValue
+  }
+}
+
+struct SetValueAction: Action {
+  let value: Int?
+  static let type = "SetValueAction"
+
+  init(_ value: Int?) {
+    self.value = value
+  }
+}
+
+struct TestReducer {
+  func handleAction(action: Action, state: TestAppState?) -> TestAppState {
+    var state = state ?? TestAppState()
+
+    switch action {
+    case let action as SetValueAction:
+      state.testValue = action.value
+      return state
+    default:
+      return state
+    }
   }
 }

@@ -22,6 +22,35 @@ func dispatchBenchmarks() {
     }
     blackHole(store.state)
   }
+
+  Benchmark("a subclass: dispatch into a store a subclass made", configuration: .kilo) {
+    benchmark in
+    let store = SubclassStore<Int>(reducer: counterReducer, state: 0)
+    benchmark.startMeasurement()
+    for _ in benchmark.scaledIterations {
+      store.dispatch(Tick())
+    }
+    blackHole(store.state)
+  }
+}
+
+/// A subclass as ReSwift apps write them.
+///
+/// Its designated initializer calls `super.init` with ReSwift's four arguments. It restates
+/// `@unchecked Sendable`, and stores nothing.
+final class SubclassStore<State: Sendable>: Store<State>, @unchecked Sendable {
+  convenience init(reducer: @escaping Reducer<State>, state: State?) {
+    self.init(reducer: reducer, state: state, middleware: [], automaticallySkipsRepeats: true)
+  }
+
+  required init(
+    reducer: @escaping Reducer<State>, state: State?, middleware: [Middleware<State>],
+    automaticallySkipsRepeats: Bool
+  ) {
+    super.init(
+      reducer: reducer, state: state, middleware: middleware,
+      automaticallySkipsRepeats: automaticallySkipsRepeats)
+  }
 }
 
 func middlewareBenchmarks() {
