@@ -229,7 +229,7 @@ struct HeldValues<Value> {
 @usableFromInline
 final class SubscriberReceiver<Subscriber: StoreSubscriber> {
   @usableFromInline let _status: SubscriptionStatus
-  @usableFromInline weak var _subscriber: Subscriber?
+  @usableFromInline weak let _subscriber: Subscriber?
   // Unchecked: touched only on the main queue, by `hold` and `deliverHeld`, which never overlap;
   // the run-time checks are a large part of a notification (Benchmarks/README.md, row c).
   @exclusivity(unchecked) @usableFromInline
