@@ -35,12 +35,7 @@ extension Thunk: StartableThunk {
   @usableFromInline static var stateType: Any.Type { State.self }
 
   func start<Target>(on target: ThunkTarget<Target>, runner: ThunkRunner, parent: ThunkRun?) {
-    let target = target.as(State.self)
-    if case .handed = target {
-      runner.runHanded(self, on: target)
-    } else {
-      _ = runner.run(self, on: target, parent: parent)
-    }
+    _ = runner.run(self, on: target.as(State.self), parent: parent)
   }
 }
 

@@ -6,29 +6,21 @@ extension ThunkContext {
     self.run = run
     self.runner = runner
     switch target {
-    case .store(.root(let core)):
-      self.core = core
-      scope = nil
-      dispatch = { [weak core] action in
-        guard !run.isCancelled, let core else { return }
-        runner.dispatch(action, on: .root(core), parent: run)
-      }
-      handedGetState = nil
-    case .store(.scope(let scope)):
-      core = nil
-      self.scope = scope
-      dispatch = { [weak scope] action in
-        guard !run.isCancelled, let scope else { return }
-        runner.dispatch(action, on: .scope(scope), parent: run)
+    case .store(let engine):
+      dispatch = runDispatch(to: engine, run: run, runner: runner)
+      switch engine {
+      case .root(let core):
+        self.core = core
+        scope = nil
+      case .scope(let scope):
+        core = nil
+        self.scope = scope
       }
       handedGetState = nil
     case .handed(let dispatch, let getState):
+      self.dispatch = runDispatch(to: dispatch, run: run)
       core = nil
       scope = nil
-      self.dispatch = { action in
-        guard !run.isCancelled else { return }
-        dispatch(action)
-      }
       handedGetState = getState
     }
   }
@@ -45,7 +37,13 @@ extension ThunkContext {
 extension ThunkTask {
   /// The task of `run`.
   init(_ task: Task<Value, any Error>, run: ThunkRun) {
-    self.task = task
+    self.outcome = .task(task)
+    self.run = run
+  }
+
+  /// A run that ended before `dispatch` returned: dropped by its policy, or a ``Thunk``'s, done.
+  init(endedWithoutTask run: ThunkRun, dropped: Bool) {
+    self.outcome = .ended(dropped: dropped)
     self.run = run
   }
 }

@@ -158,6 +158,11 @@ struct ThunkRun: Sendable {
     for waiter in waiters { waiter.resume() }
   }
 
+  /// Whether a thunk this run dispatched has not finished.
+  var hasChildren: Bool {
+    withLinks { !$0.children.isEmpty }
+  }
+
   /// Waits until every thunk this run dispatched has finished, including those they dispatch
   /// meanwhile.
   func waitForChildren() async {

@@ -6,7 +6,7 @@ extension ThunkRunner {
     target.checkNotReducing("dispatch(\(thunk.misuseName))")
     let admission = admit(id: thunk.id, policy: thunk.policy)
     let run = admission.run
-    guard !admission.isDropped else { return dropped(run, parent: parent) }
+    guard !admission.isDropped else { return dropped(run) }
     let context = ThunkContext(run: run, runner: self, target: target)
     let name = thunk.name
     let body = thunk.body
@@ -56,6 +56,6 @@ extension ThunkRunner {
         throw error
       }
     }
-    return finish(ThunkTask(task, run: run), parent: parent)
+    return finish(task, run: run, parent: parent)
   }
 }

@@ -118,16 +118,21 @@ final class ThunkRunner: Sendable {
 
 extension ThunkRunner {
   /// The task of a run its policy dropped: it throws `CancellationError` and dispatched nothing.
-  func dropped<Value>(_ run: ThunkRun, parent: ThunkRun?) -> ThunkTask<Value> {
+  ///
+  /// The run has finished before its parent, if any, could adopt it.
+  func dropped<Value>(_ run: ThunkRun) -> ThunkTask<Value> {
     run.markFinished()
-    return finish(ThunkTask(Task { throw CancellationError() }, run: run), parent: parent)
+    return ThunkTask(endedWithoutTask: run, dropped: true)
   }
 
-  func finish<Value>(_ task: ThunkTask<Value>, parent: ThunkRun?) -> ThunkTask<Value> {
-    let inner = task.task
-    task.run.attach(cancelTask: { inner.cancel() })
-    parent?.adopt(task.run)
-    return task
+  /// The task of `run`, linked to it so that cancelling the run cancels the task, and the run
+  /// linked to its parent.
+  func finish<Value>(_ task: Task<Value, any Error>, run: ThunkRun, parent: ThunkRun?)
+    -> ThunkTask<Value>
+  {
+    run.attach(cancelTask: { task.cancel() })
+    parent?.adopt(run)
+    return ThunkTask(task, run: run)
   }
 }
 
