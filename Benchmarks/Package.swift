@@ -1,6 +1,12 @@
 // swift-tools-version:6.2
 import PackageDescription
 
+// ReSwift 6.1.1 and ReSwift-Thunk 2.0.1, measured beside Statecraft in the same process when both
+// variables name local checkouts (`Benchmarks/reswift-checkout` makes them); never otherwise.
+let reSwift = Context.environment["STATECRAFT_RESWIFT"].flatMap { $0.isEmpty ? nil : $0 }
+let reSwiftThunk = Context.environment["STATECRAFT_RESWIFT_THUNK"].flatMap { $0.isEmpty ? nil : $0 }
+let sideBySide = reSwift.flatMap { reSwift in reSwiftThunk.map { (reSwift, $0) } }
+
 // The benchmarks live in their own package so that the library stays dependency-free.
 let package = Package(
   name: "StatecraftBenchmarks",
@@ -35,3 +41,13 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+if let (reSwift, reSwiftThunk) = sideBySide {
+  package.dependencies += [.package(path: reSwift), .package(path: reSwiftThunk)]
+  let benchmarks = package.targets.first { $0.name == "StoreBenchmarks" }
+  benchmarks?.dependencies += [
+    .product(name: "ReSwift", package: "ReSwift"),
+    .product(name: "ReSwiftThunk", package: "ReSwift-Thunk"),
+  ]
+  benchmarks?.swiftSettings = [.define("STATECRAFT_RESWIFT")]
+}

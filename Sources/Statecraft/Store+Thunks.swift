@@ -17,8 +17,8 @@ extension Store {
   ///
   /// - Parameter thunk: The thunk to run.
   /// - Returns: The running thunk: await its value, or cancel it.
-  /// - Complexity: O(1) plus the body when it does not `await`; an `async` body runs in a new
-  ///   task.
+  /// - Complexity: O(1) plus the body when it does not `await`, which starts no task unless
+  ///   it dispatched thunks that still run; an `async` body runs in a new task.
   @discardableResult
   public func dispatch(_ thunk: Thunk<State>) -> ThunkTask<Void> {
     _thunks.run(thunk, on: .store(_engine), parent: nil)

@@ -1,7 +1,7 @@
 import Benchmark
 import Statecraft
 
-// MARK: a, d: dispatch with no subscribers
+// MARK: a, d: dispatch with no subscribers; a1 with one
 
 func dispatchBenchmarks() {
   Benchmark("a baseline: the reducer called directly", configuration: .kilo) { benchmark in
@@ -31,6 +31,20 @@ func dispatchBenchmarks() {
       store.dispatch(Tick())
     }
     blackHole(store.state)
+  }
+
+  Benchmark("a1: dispatch on the main thread, 1 subscriber", configuration: .kilo) { benchmark in
+    await onMainActor(benchmark) { benchmark in
+      let store = Store<Int>(reducer: counterReducer, state: 0)
+      let view = CountingView<Int>()
+      store.subscribe(view)
+      benchmark.startMeasurement()
+      for _ in benchmark.scaledIterations {
+        store.dispatch(Tick())
+      }
+      benchmark.stopMeasurement()
+      require(view.received == 1 + benchmark.scaledIterations.count)
+    }
   }
 }
 

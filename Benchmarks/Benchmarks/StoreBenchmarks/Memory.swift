@@ -49,6 +49,27 @@ func memoryBenchmarks() {
     }
   }
 
+  // The time of a subscribe among many: the registry's cost per subscriber as it grows.
+  Benchmark(
+    "g: subscribe, the last 1,000 of 100,000",
+    configuration: .init(
+      metrics: [.wallClock], timeUnits: .nanoseconds, scalingFactor: .kilo, maxIterations: 5)
+  ) { benchmark in
+    await onMainActor(benchmark) { benchmark in
+      let store = fieldsStore()
+      let views = (0..<100_000).map { _ in CountingView<Int>() }
+      for view in views.dropLast(1_000) {
+        store.subscribe(view) { $0.select(\.version) }
+      }
+      benchmark.startMeasurement()
+      for view in views.suffix(1_000) {
+        store.subscribe(view) { $0.select(\.version) }
+      }
+      benchmark.stopMeasurement()
+      blackHole(views)
+    }
+  }
+
   // What a scope costs before anyone subscribes to it: its `Store`, its engine, which forwards to
   // the root's, and its thunk runner (issue 28: at most 1 KB).
   Benchmark(
@@ -92,8 +113,6 @@ func memoryBenchmarks() {
   // resident set before and after 100,000 subscribes, the subscriber objects created before.
   // Includes what the allocator keeps beyond the requested bytes that the rows above count.
   // One iteration and no warm-up: a later one would reuse the memory the first one freed.
-  let residentBytes = BenchmarkMetric.custom(
-    "resident bytes per subscriber", polarity: .prefersSmaller, useScalingFactor: false)
   Benchmark(
     "g: resident memory per subscriber, 100,000 subscribers",
     configuration: .init(metrics: [residentBytes], warmupIterations: 0, maxIterations: 1)
@@ -127,8 +146,12 @@ func memoryBenchmarks() {
   }
 }
 
+/// Resident bytes per subscriber: the g rows' metric, for Statecraft and for ReSwift.
+let residentBytes = BenchmarkMetric.custom(
+  "resident bytes per subscriber", polarity: .prefersSmaller, useScalingFactor: false)
+
 /// The process's resident set, in bytes.
-private func residentMemory() -> Int {
+func residentMemory() -> Int {
   #if canImport(Darwin)
     var info = mach_task_basic_info()
     var count = mach_msg_type_number_t(

@@ -26,4 +26,7 @@ let benchmarks: @Sendable () -> Void = {
   persistenceBenchmarks()
   inspectorBenchmarks()
   entityBenchmarks()
+  #if STATECRAFT_RESWIFT
+    reSwiftBenchmarks()
+  #endif
 }

@@ -16,6 +16,22 @@ func thunkBenchmarks() {
     require(store.state == benchmark.scaledIterations.count)
   }
 
+  // ReSwift-Thunk's shape: a body with `dispatch` and `getState` that does not suspend.
+  Benchmark(
+    "h: thunk round trip, synchronous body (ReSwift-Thunk's shape), dispatch + await",
+    configuration: .kilo
+  ) {
+    benchmark in
+    let store = Store<Int>(reducer: counterReducer, state: 0)
+    let thunk = Thunk<Int> { dispatch, _ in dispatch(Tick()) }
+    benchmark.startMeasurement()
+    for _ in benchmark.scaledIterations {
+      try? await store.dispatch(thunk).value
+    }
+    benchmark.stopMeasurement()
+    require(store.state == benchmark.scaledIterations.count)
+  }
+
   Benchmark("h: AsyncThunk round trip with lifecycle actions", configuration: .kilo) {
     benchmark in
     let store = Store<Int>(reducer: counterReducer, state: 0)

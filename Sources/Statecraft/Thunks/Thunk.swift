@@ -27,7 +27,9 @@
 /// value is an ``AsyncThunk``.
 ///
 /// > Important: A body with `dispatch` and `getState` that does not `await` runs synchronously,
-/// > inside `dispatch`, on the calling thread, as in ReSwift-Thunk. An `async` body runs in a new
+/// > inside `dispatch`, on the calling thread, as in ReSwift-Thunk, and its run ends there too,
+/// > without a task, unless it dispatched thunks that still run: its ``ThunkTask`` then waits
+/// > for them, and cancelling it cancels them. An `async` body runs in a new
 /// > task, off the main actor unless the closure is `@MainActor`. Dispatched from another thread
 /// > (not the main queue, not a middleware), that task starts on the dispatching thread and runs
 /// > there until its first suspension, as `Task.immediate` does (macOS 26, iOS 26 and later;
@@ -207,7 +209,17 @@ public struct ThunkContext<State: Sendable>: Sendable {
 /// let films = try await task.value
 /// ```
 public struct ThunkTask<Value: Sendable>: Sendable {
-  let task: Task<Value, any Error>
+  /// Where the run ends: in its task, or before `dispatch` returned, either dropped by its
+  /// policy or, for a ``Thunk`` (whose value is `Void`), done.
+  ///
+  /// No payload whose layout depends on `Value`: building one in code that is not specialized
+  /// for it would look its type up at run time on each run.
+  enum Outcome: Sendable {
+    case task(Task<Value, any Error>)
+    case ended(dropped: Bool)
+  }
+
+  let outcome: Outcome
   let run: ThunkRun
 
   /// The thunk's result, once it and the thunks it dispatched have finished.
@@ -234,8 +246,19 @@ public struct ThunkTask<Value: Sendable>: Sendable {
   /// - Complexity: Waits for the thunk and the thunks it dispatched.
   public var value: Value {
     get async throws {
-      // Cancelling the task that waits does not cancel the thunk: other code may wait too.
-      try await task.value
+      switch outcome {
+      case .task(let task):
+        // Cancelling the task that waits does not cancel the thunk: other code may wait too.
+        return try await task.value
+      case .ended(dropped: true):
+        throw CancellationError()
+      case .ended(dropped: false):
+        // Only a `Thunk`'s run, whose value is `Void`, ends before `dispatch` returns.
+        guard let value = () as? Value else {
+          preconditionFailure("a run of a \(Value.self) value ended without a task")
+        }
+        return value
+      }
     }
   }
 

@@ -83,6 +83,31 @@ let passThrough: Middleware<Int> = { _, _ in { next in { action in next(action) 
   }
 }
 
+/// A thunk whose body does not suspend, dispatched and awaited from a task: ReSwift-Thunk's shape.
+@inline(never) func rowThunkAwaited(_ count: Int) {
+  let store = Store<Int>(reducer: countReducer, state: 0)
+  let thunk = Thunk<Int> { dispatch, _ in dispatch(Tick()) }
+  fromTask { for _ in 0..<count { try? await store.dispatch(thunk).value } }
+}
+
+/// A thunk with an `async` body that dispatches one action, dispatched and awaited from a task.
+@inline(never) func rowAsyncThunk(_ count: Int) {
+  let store = Store<Int>(reducer: countReducer, state: 0)
+  let thunk = Thunk<Int> { context in context.dispatch(Tick()) }
+  fromTask { for _ in 0..<count { try? await store.dispatch(thunk).value } }
+}
+
+/// Runs `body` in a task and waits for it on this thread, which parks on a semaphore rather than
+/// in `dispatchMain()` (see Benchmarks/README.md, "Profiling with callgrind").
+func fromTask(_ body: @escaping @Sendable () async -> Void) {
+  let done = DispatchSemaphore(value: 0)
+  Task.detached {
+    await body()
+    done.signal()
+  }
+  done.wait()
+}
+
 @inline(never) @MainActor func rowSubscribe(_ count: Int) {
   let store = Store<Fields>(reducer: fieldsReducer, state: nil)
   let view = View()
@@ -129,6 +154,8 @@ MainActor.assumeIsolated {
   case "mainActor": rowMainActorReducer(count)
   case "scope": rowScope(count)
   case "thunk": rowThunk(count)
+  case "thunkAwaited": rowThunkAwaited(count)
+  case "asyncThunk": rowAsyncThunk(count)
   case "subscribe": rowSubscribe(count)
   case "subscribeAmongMany": rowSubscribeAmongMany(count)
   case "background": rowBackground(count)

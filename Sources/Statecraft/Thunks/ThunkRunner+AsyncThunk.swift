@@ -1,0 +1,61 @@
+/// Running an ``AsyncThunk``: its task and the lifecycle actions it dispatches.
+extension ThunkRunner {
+  func run<State, Value>(
+    _ thunk: AsyncThunk<State, Value>, on target: ThunkTarget<State>, parent: ThunkRun?
+  ) -> ThunkTask<Value> {
+    target.checkNotReducing("dispatch(\(thunk.misuseName))")
+    let admission = admit(id: thunk.id, policy: thunk.policy)
+    let run = admission.run
+    guard !admission.isDropped else { return dropped(run) }
+    let context = ThunkContext(run: run, runner: self, target: target)
+    let name = thunk.name
+    let body = thunk.body
+    let dispatch = target.dispatch
+    // The serial, not the run: the run keeps this closure until it finishes.
+    let serial = run.serial
+    let lifecycle: @Sendable (ThunkLifecycle<Value>.Phase) -> Void = { phase in
+      dispatch(ThunkLifecycle(name: name, requestID: serial, phase: phase))
+    }
+    // Without a wait, `pending` is reduced before `dispatch` returns; after one (queue,
+    // debounce), only once the run's turn has come: a run cancelled while waiting dispatches
+    // nothing at all. (Written out twice: a shared closure would be one more allocation a run.)
+    let wait = admission.wait
+    if wait == nil {
+      lifecycle(.pending)
+      run.attach(announceCancellation: { lifecycle(.cancelled) })
+    }
+    // Detached, never started here: `dispatch` returns with `pending` reduced and the body not
+    // yet run, which reducers and tests of lifecycle actions rely on.
+    let task = Task.detached { [self] in
+      defer { end(run) }
+      if let wait {
+        do {
+          try await wait()
+          try context.checkCancellation()
+        } catch {
+          _ = run.claimEnd()
+          throw error
+        }
+        lifecycle(.pending)
+        run.attach(announceCancellation: { lifecycle(.cancelled) })
+      }
+      do {
+        let value = try await body(context)
+        await run.waitForChildren()
+        try context.checkCancellation()
+        if run.claimEnd() { lifecycle(.fulfilled(value)) }
+        return value
+      } catch {
+        await run.waitForChildren()
+        if run.isCancelled || error is CancellationError {
+          if run.claimEnd() { lifecycle(.cancelled) }
+        } else {
+          if run.claimEnd() { lifecycle(.rejected(error)) }
+          report(error)
+        }
+        throw error
+      }
+    }
+    return finish(task, run: run, parent: parent)
+  }
+}

@@ -1,0 +1,87 @@
+/// Where a thunk runs: in a store, or, run by the thunk middleware in a chain built by hand,
+/// with the `dispatch` and `getState` that middleware was handed.
+enum ThunkTarget<State: Sendable>: Sendable {
+  case store(Engine<State>)
+  case handed(dispatch: DispatchFunction, getState: GetState<State>)
+
+  func checkNotReducing(_ call: @autoclosure () -> String) {
+    if case .store(let engine) = self { engine.checkNotReducing(.method(call())) }
+  }
+
+  /// This target as one of `Other`, which ``startable(_:for:)`` checked is `State`.
+  func `as`<Other>(_: Other.Type) -> ThunkTarget<Other> {
+    guard let target = self as? ThunkTarget<Other> else {
+      preconditionFailure("a thunk of \(Other.self) started on a target of \(State.self)")
+    }
+    return target
+  }
+
+  /// Dispatches the actions the runner itself sends, such as lifecycle actions.
+  var dispatch: DispatchFunction {
+    switch self {
+    case .store(.root(let core)): { [weak core] action in core?.dispatchFromGenericCode(action) }
+    case .store(.scope(let scope)): { [weak scope] action in scope?.dispatch(action) }
+    case .handed(let dispatch, _): dispatch
+    }
+  }
+}
+
+extension ThunkTarget {
+  /// The `dispatch` a run's body receives: see `runDispatch(to:run:runner:)`.
+  func dispatch(for run: ThunkRun, runner: ThunkRunner) -> DispatchFunction {
+    switch self {
+    case .store(let engine): runDispatch(to: engine, run: run, runner: runner)
+    case .handed(let dispatch, _): runDispatch(to: dispatch, run: run)
+    }
+  }
+
+  /// The `getState` a body with `dispatch` and `getState` receives: the committed state, `nil`
+  /// once the store is gone.
+  var getState: GetState<State> {
+    switch self {
+    case .store(.root(let core)): { [weak core] in core?.stateFromGenericCode }
+    case .store(.scope(let scope)): { [weak scope] in scope?.snapshot?.state }
+    case .handed(_, let getState): getState
+    }
+  }
+
+  /// Whether a run's task may start on this thread: see `ThunkRunner.startTask(on:_:)`.
+  var startsInline: Bool {
+    guard case .store(let engine) = self else { return false }
+    return !MainQueue.isCurrent && !engine.isTurnHeld
+  }
+}
+
+/// The `dispatch` a run's body receives in a store.
+///
+/// It drops actions once the run is cancelled, and starts the thunks among them as the run's
+/// children. Built once per run, not on each use.
+///
+/// Free functions, not members of the generic `ThunkTarget`: a member would look its type up
+/// at run time on each run, in code that is not specialized for the app's state.
+func runDispatch<State>(to engine: Engine<State>, run: ThunkRun, runner: ThunkRunner)
+  -> DispatchFunction
+{
+  switch engine {
+  case .root(let core):
+    { [weak core] action in
+      guard !run.isCancelled, let core else { return }
+      runner.dispatch(action, on: .root(core), parent: run)
+    }
+  case .scope(let scope):
+    { [weak scope] action in
+      guard !run.isCancelled, let scope else { return }
+      runner.dispatch(action, on: .scope(scope), parent: run)
+    }
+  }
+}
+
+/// The `dispatch` a run's body receives outside a store.
+///
+/// The handed one, dropping actions once the run is cancelled.
+func runDispatch(to dispatch: @escaping DispatchFunction, run: ThunkRun) -> DispatchFunction {
+  { action in
+    guard !run.isCancelled else { return }
+    dispatch(action)
+  }
+}
