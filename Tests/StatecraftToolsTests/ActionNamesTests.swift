@@ -51,7 +51,9 @@ import Testing
     let plain = ActionNames.shown(
       typeName: "NotesCore.NoteAction", payload: .object(["add": .object(["_0": .string("milk")])]))
     #expect(plain.line == #"NoteAction add("milk")"#)
-    #expect(ActionNames.shown(typeName: "NotesCore.Secret", payload: nil).line == "Secret (not replayable)")
+    #expect(
+      ActionNames.shown(typeName: "NotesCore.Secret", payload: nil).line
+        == "Secret (not replayable)")
   }
 
   @Test func aNameTypedOnThePageIsResolvedWholeOrAsShown() throws {

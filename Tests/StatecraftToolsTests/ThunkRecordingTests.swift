@@ -52,7 +52,8 @@ import Testing
     store.dispatch(ThunkLifecycle<[String]>(name: "books/load", requestID: 1, phase: .cancelled))
     store.dispatch(ThunkLifecycle<[String]>(name: "books/load", requestID: 2, phase: .pending))
     store.dispatch(
-      ThunkLifecycle<[String]>(name: "books/load", requestID: 2, phase: .rejected(ShelfError.offline)))
+      ThunkLifecycle<[String]>(
+        name: "books/load", requestID: 2, phase: .rejected(ShelfError.offline)))
     store.dispatch(
       ThunkLifecycle<[String]>(name: "books/load", requestID: 3, phase: .fulfilled(["Dune"])))
     recorder.close()
@@ -141,7 +142,8 @@ import Testing
     let store = Store(reducer: Self.reducer, state: nil, middleware: [recorder.middleware()])
     store.dispatch(ThunkLifecycle<Opaque>(name: "books/count", requestID: 4, phase: .pending))
     store.dispatch(
-      ThunkLifecycle<Opaque>(name: "books/count", requestID: 4, phase: .fulfilled(Opaque(count: 1))))
+      ThunkLifecycle<Opaque>(name: "books/count", requestID: 4, phase: .fulfilled(Opaque(count: 1)))
+    )
     recorder.close()
     let recording = Recording(data: sink.data, registry: Self.registry)
     let fulfilled = recording.entries[2]

@@ -93,7 +93,8 @@ extension ThunkLifecycle: Codable where Value: Codable {
     switch try container.decode(String.self, forKey: .phase) {
     case "pending": phase = .pending
     case "fulfilled": phase = .fulfilled(try container.decode(Value.self, forKey: .value))
-    case "rejected": phase = .rejected(try container.decode(RecordedThunkError.self, forKey: .error))
+    case "rejected":
+      phase = .rejected(try container.decode(RecordedThunkError.self, forKey: .error))
     case "cancelled": phase = .cancelled
     case let other:
       throw DecodingError.dataCorruptedError(

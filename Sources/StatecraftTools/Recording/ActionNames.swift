@@ -8,7 +8,8 @@ import Statecraft
 /// them back (``ActionRegistry/resolve(typeName:)``).
 package enum ActionNames {
   /// How a qualified type name of a thunk's lifecycle action starts.
-  static let lifecyclePrefix = String(reflecting: ThunkLifecycle<Int>.self).prefix { $0 != "<" }
+  static let lifecyclePrefix =
+    String(reflecting: ThunkLifecycle<Int>.self).prefix { $0 != "<" }
     + "<"
 
   /// `name` with the module dropped from each qualified name in it: `NotesCore.NoteAction` is
@@ -88,6 +89,7 @@ package enum ActionNames {
   /// - Parameters:
   ///   - typeName: The qualified type name.
   ///   - payload: The action as JSON, or `nil` when it was recorded by name only.
+  /// - Returns: Its filter key, title and label.
   /// - Complexity: O(*n*) for a payload of *n* bytes.
   package static func shown(typeName: String, payload: JSONValue?) -> Shown {
     if isLifecycle(typeName), case .object(let object)? = payload,
