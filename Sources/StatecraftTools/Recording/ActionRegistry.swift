@@ -7,7 +7,7 @@ import Statecraft
 /// replayed; others are recorded by type name only and reported as not replayable.
 ///
 /// The library's own actions need no registration to be recorded. `StatecraftInit` is recorded
-/// as `{}` and never replayed: a store dispatches its own. An ``AsyncThunk``'s lifecycle action
+/// as `{}` and never replayed: a store dispatches its own. An `AsyncThunk`'s lifecycle action
 /// is always recorded with the thunk's name, the run's `requestID` and the phase, with the
 /// value when it is `Encodable` and the thrown error's type and descriptions; to replay it,
 /// register it as any action, by its value type:
