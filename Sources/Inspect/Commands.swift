@@ -24,8 +24,7 @@ func listActions(of recording: Recording) {
   var output = ""
   for (step, entry) in report.steps.enumerated() {
     let time = String(format: "%7.3f s", entry.time)
-    let type = entry.typeName.split(separator: ".").last.map(String.init) ?? entry.typeName
-    output += "\(step + 1)\t\(time)\t\(type) \(entry.label ?? "(not replayable)")\n"
+    output += "\(step + 1)\t\(time)\t\(entry.text)\n"
     if output.utf8.count > 1 << 16 {
       print(output, terminator: "")
       output = ""

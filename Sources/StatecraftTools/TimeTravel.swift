@@ -85,7 +85,7 @@ public final class TimeTravel<State: Sendable>: Sendable {
   }
 }
 
-struct TimeTravelJump<State: Sendable>: Action {
+struct TimeTravelJump<State: Sendable>: ToolAction {
   let index: Int
   let state: State
 }

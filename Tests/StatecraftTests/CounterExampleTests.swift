@@ -53,7 +53,7 @@ import Testing
     let lines = listing.split(separator: "\n").map { $0.split(separator: "\t").last ?? "" }
     #expect(
       lines == [
-        "StatecraftInit (not replayable)", "CounterAction increment", "CounterAction increment",
+        "StatecraftInit", "CounterAction increment", "CounterAction increment",
         "CounterAction decrement", "4 actions; state CounterModel.AppState",
       ])
     // The state as the counter recorded it: inspect knows nothing of the counter.

@@ -49,6 +49,38 @@ import Testing
     #expect(steps.count == 1)
   }
 
+  /// Issue 38: a live step has no line in a file, a thunk's lifecycle is titled by its name and
+  /// phase, and the app's action types are offered by the name the page shows, whole where two
+  /// share it.
+  @Test func aLiveStepIsTitledWithoutALineAndTheAppsTypesAreOfferedAsShown() throws {
+    let (session, page) = Self.connectedSession()
+    Self.receive(
+      [
+        #"{"format":"statecraft-recording","version":2,"stateType":"S","actionTypes":"#
+          + #"["A.NoteAction","A.ShelfAction","B.NoteAction"]}"#,
+        #"{"index":0,"time":0,"type":"Statecraft.ThunkLifecycle<Swift.Int>","#
+          + #""payload":{"name":"books/load","requestID":1,"phase":"fulfilled","value":3},"#
+          + #""state":{"n":1}}"#,
+      ], in: session)
+    let reset = try #require(try Self.events("reset", in: page.take(session)).last)
+    guard case .object(let data) = reset, case .array(let actions)? = data["actions"],
+      case .array(let first)? = actions.first
+    else {
+      Issue.record("the reset holds no step: \(reset)")
+      return
+    }
+    #expect(data["titles"] == .array([.string("books/load · fulfilled")]))
+    #expect(first[0] == .null, "a live step has no line")
+    #expect(first[3] == .string("3"))
+    #expect(
+      data["actionTypes"]
+        == .array([
+          .array([.string("A.NoteAction"), .string("A.NoteAction")]),
+          .array([.string("ShelfAction"), .string("A.ShelfAction")]),
+          .array([.string("B.NoteAction"), .string("B.NoteAction")]),
+        ]))
+  }
+
   /// The app's lines for steps `range`: the first sets the state whole, each other one its `n`,
   /// with `padding` bytes of payload.
   static func lines(_ range: ClosedRange<Int>, padding: Int = 0) -> [String] {

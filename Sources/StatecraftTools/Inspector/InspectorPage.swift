@@ -78,8 +78,14 @@ extension SessionReport {
     let shown = [];            // the steps the filter keeps; step 0 is the initial state
     let step = count;
 
+    // The filter's key of an action, and what a list shows of it: its type without module names,
+    // generics included, or a thunk's name and phase; then its values, or "(not replayable)".
     function typeName(index) { return data.types[data.actions[index][2]]; }
-    function shortType(name) { return name.split(".").pop(); }
+    function typeTitle(index) { return data.titles[data.actions[index][2]]; }
+    function actionText(index) {
+      const label = data.actions[index][3];
+      return typeTitle(index) + (label === null ? " (not replayable)" : label === "" ? "" : " " + label);
+    }
 
     // The state after `k` actions: the nearest checkpoint at or before it, then the changes after
     // it. A step whose state was not recorded (null) changes nothing.
@@ -141,10 +147,9 @@ extension SessionReport {
           if (index !== null && index !== undefined && index === pausedIndex) row.classList.add("paused-here");
           row.innerHTML = '<span class="line"></span><span class="time"></span><span class="label"></span>';
           row.children[0].textContent = "#" + k;
-          row.title = "line " + line;
+          if (line !== null) row.title = "line " + line;
           row.children[1].textContent = "+" + time.toFixed(3) + "s";
-          row.children[2].textContent = label === null
-            ? shortType(typeName(k - 1)) + " (not replayable)" : shortType(typeName(k - 1)) + " " + label;
+          row.children[2].textContent = actionText(k - 1);
         }
         fragment.appendChild(row);
       }
@@ -159,8 +164,12 @@ extension SessionReport {
       const isLive = typeof window.loadedState === "function";
       const loaded = omitted && isLive ? window.loadedState(step) : undefined;
       const state = loaded !== undefined ? loaded : stateAfter(step);
-      const changes = step > 0 && !unknown ? data.patches[step - 1] : [];
-      const previous = step > 0 ? stateAfter(step - 1) : null;
+      // The state before a loaded one: loaded too when it was not sent either.
+      const previousOmitted = step > 1 && data.patches[step - 2] === "omitted" && isLive;
+      const previousLoaded = loaded !== undefined && previousOmitted ? window.loadedState(step - 1) : undefined;
+      const previous = step === 0 ? null : previousLoaded !== undefined ? previousLoaded : stateAfter(step - 1);
+      const diffable = loaded !== undefined && (!previousOmitted || previousLoaded !== undefined);
+      const changes = diffable ? diff(previous, loaded, []) : step > 0 && !unknown ? data.patches[step - 1] : [];
       stateAfter(step);
       const marks = new Map(), open = new Set();
       for (const [kind, path] of changes) {
@@ -188,15 +197,45 @@ extension SessionReport {
           : where + ": " + brief(before) + " → " + brief(value);
         list.appendChild(item);
       }
-      if (!changes.length) {
+      if (loaded !== undefined) {
+        // Where the state came from, after what it changed.
+        const item = document.createElement("li");
+        item.className = "size";
+        item.textContent = "not sent while the app dispatched faster than a frame; the app's reducer computed the state below again from the actions the app holds"
+          + (diffable ? "" : " (asking for the state before it, to show what changed)");
+        list.appendChild(item);
+      }
+      if (!changes.length && loaded === undefined) {
         const item = document.createElement("li");
         item.textContent = !data.hasStates ? "the recording holds no states"
-          : loaded !== undefined ? "not sent while the app dispatched faster than a frame; the app's reducer computed the state below again from the actions the app holds"
           : omitted ? "not sent: while the app dispatches faster than a frame, it sends one state a frame and the last of a burst; the state below is the last one sent before this step" + (isLive ? " (asking the app for this one)" : "")
           : unknown ? "not recorded: the recorder dropped this state (its writer fell behind); the state below is the last one recorded before it"
           : step === 0 ? "the initial state" : "nothing";
         list.appendChild(item);
       }
+    }
+    // What turns `before` into `after`, as the recording's [kind, path, value] changes: by key in
+    // objects, by position in arrays.
+    function diff(before, after, path) {
+      const out = [];
+      const isObject = value => value !== null && typeof value === "object";
+      if (isObject(before) && isObject(after) && Array.isArray(before) === Array.isArray(after)) {
+        if (Array.isArray(after)) {
+          const common = Math.min(before.length, after.length);
+          for (let i = 0; i < common; i++) out.push(...diff(before[i], after[i], path.concat([i])));
+          for (let i = common; i < after.length; i++) out.push([0, path.concat([i]), after[i]]);
+          for (let i = before.length - 1; i >= common; i--) out.push([1, path.concat([i]), null]);
+        } else {
+          for (const key of Object.keys(after).sort()) {
+            if (!(key in before)) out.push([0, path.concat([key]), after[key]]);
+            else out.push(...diff(before[key], after[key], path.concat([key])));
+          }
+          for (const key of Object.keys(before).sort()) if (!(key in after)) out.push([1, path.concat([key]), null]);
+        }
+      } else if (JSON.stringify(before) !== JSON.stringify(after)) {
+        out.push([2, path, after]);
+      }
+      return out;
     }
     function brief(value) {
       if (Array.isArray(value)) return "[" + value.length + " items]";
@@ -241,17 +280,22 @@ extension SessionReport {
       return details;
     }
 
+    // The header: how many actions, and where the selected one is among them.
+    function updateHeader() {
+      document.getElementById("action-count").textContent = count + (count === 1 ? " action" : " actions");
+      const label = document.getElementById("step-label");
+      if (step === 0) { label.textContent = "step 0 of " + count + ": the initial state"; }
+      else {
+        const [line, time] = data.actions[step - 1];
+        label.textContent = "step " + step + " of " + count + ": " + actionText(step - 1)
+          + (line === null ? "" : " · line " + line) + " · +" + time.toFixed(3) + " s";
+      }
+    }
     function select(k, scroll) {
       step = Math.max(0, Math.min(count, k));
       document.body.dataset.step = step;
       scrubber.value = step;
-      const label = document.getElementById("step-label");
-      if (step === 0) { label.textContent = "step 0: the initial state"; }
-      else {
-        const [line, time, , text] = data.actions[step - 1];
-        label.textContent = "step " + step + " of " + count + ": " + shortType(typeName(step - 1))
-          + (text === null ? " (not replayable)" : " " + text) + " · line " + line + " · +" + time.toFixed(3) + " s";
-      }
+      updateHeader();
       history.replaceState(null, "", "#step=" + step);
       if (scroll) {
         const position = shown.indexOf(step);
@@ -276,8 +320,7 @@ extension SessionReport {
       renderRows();
     }
 
-    data.types.forEach(name => { const option = document.createElement("option"); option.value = name; option.textContent = shortType(name); filter.appendChild(option); });
-    document.getElementById("action-count").textContent = count + (count === 1 ? " action" : " actions");
+    data.types.forEach((name, i) => { const option = document.createElement("option"); option.value = name; option.textContent = data.titles[i]; filter.appendChild(option); });
     if (data.problems.length) {
       document.getElementById("problems-section").classList.remove("hidden");
       for (const problem of data.problems) { const item = document.createElement("li"); item.textContent = problem; document.getElementById("problems").appendChild(item); }
@@ -295,8 +338,15 @@ extension SessionReport {
       else if (event.key === "End") { select(count, true); event.preventDefault(); }
     });
     applyFilter();
+    // `#step=N` opens the page at step N; a live page, whose steps arrive later, goes there once
+    // step N arrived.
     const requested = /step=(\d+)/.exec(location.hash);
+    window.requestedStep = requested ? Number(requested[1]) : null;
     select(requested ? Number(requested[1]) : count, true);
+    window.addEventListener("hashchange", () => {
+      const asked = /step=(\d+)/.exec(location.hash);
+      if (asked && Number(asked[1]) !== step) select(Number(asked[1]), true);
+    });
     document.body.dataset.firstRenderMs = Math.round(performance.now());
     </script>
     __LIVE__

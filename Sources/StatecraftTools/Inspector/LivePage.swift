@@ -7,7 +7,8 @@ extension SessionReport {
   /// is read from the page's address and sent in a header, never written into the page.
   package static func livePage(title: String) -> String {
     let empty: JSONValue = .object([
-      "types": .array([]), "actions": .array([]), "patches": .array([]), "initial": .null,
+      "types": .array([]), "titles": .array([]), "actions": .array([]), "patches": .array([]),
+      "initial": .null,
       "checkpoints": .array([]), "hasStates": .bool(true), "stateType": .null,
       "startedAt": .null, "problems": .array([]),
     ])
@@ -33,7 +34,8 @@ extension SessionReport {
       <button id="live-resume" type="button">Resume</button>
       <button id="live-skip" type="button">Skip / unskip this action</button>
       <form id="live-dispatch">
-        <input id="live-type" placeholder="action type" size="28" aria-label="action type">
+        <input id="live-type" list="live-types" placeholder="action type, as the list shows it" size="28" aria-label="action type" autocomplete="off">
+        <datalist id="live-types"></datalist>
         <input id="live-payload" placeholder='payload as JSON: {"add":{"_0":"milk"}}' size="36" aria-label="payload">
         <button type="submit">Dispatch</button>
       </form>
@@ -64,15 +66,35 @@ extension SessionReport {
       };
 
       function showError(message) { errorText.textContent = message; document.body.dataset.liveError = message; }
-      function addTypes(names) {
-        for (const name of names) {
-          data.types.push(name);
-          const option = document.createElement("option"); option.value = name; option.textContent = shortType(name); filter.appendChild(option);
+      function addTypes(names, titles) {
+        names.forEach((name, i) => {
+          data.types.push(name); data.titles.push(titles[i]);
+          const option = document.createElement("option"); option.value = name; option.textContent = titles[i]; filter.appendChild(option);
+        });
+      }
+      // The registry's action types, offered as the dispatch's type is typed: by the name the list
+      // shows, or the whole name where two types share it.
+      function offerActionTypes(types) {
+        const options = document.getElementById("live-types");
+        options.replaceChildren();
+        for (const [name, whole] of types || []) {
+          const option = document.createElement("option"); option.value = name;
+          if (name !== whole) option.label = whole;
+          options.appendChild(option);
         }
+        document.body.dataset.liveActionTypes = String((types || []).length);
       }
       function updateCount() {
-        document.getElementById("action-count").textContent = count + (count === 1 ? " action" : " actions");
+        updateHeader();
         document.body.dataset.liveCount = count;
+      }
+      // Goes to the step `#step=N` asked for once it arrived; true if it did.
+      function goToRequestedStep() {
+        const asked = window.requestedStep;
+        if (asked === null || asked === undefined || asked > count) return false;
+        window.requestedStep = null;
+        select(asked, true);
+        return true;
       }
       function reset(next) {
         const wasAtEnd = step === count;
@@ -80,18 +102,19 @@ extension SessionReport {
         offset = next.firstStep || 0;
         next.checkpoints = next.checkpoints.map(([k, state]) => [k - offset, state]);
         while (filter.options.length > 1) filter.remove(1);
-        const types = next.types; next.types = [];
+        const types = next.types, titles = next.titles; next.types = []; next.titles = [];
         for (const key of Object.keys(next)) data[key] = next[key];
-        addTypes(types);
+        addTypes(types, titles);
+        offerActionTypes(next.actionTypes);
         count = data.actions.length;
         cache = { step: 0, state: data.initial };
         scrubber.max = count;
         applyFilter();
-        select(wasAtEnd ? count : Math.min(step, count), true);
+        if (!goToRequestedStep()) select(wasAtEnd ? count : Math.min(step, count), true);
         updateCount();
       }
       function append(message) {
-        addTypes(message.types);
+        addTypes(message.types, message.titles);
         const wasAtEnd = step === count, type = filter.value;
         for (let i = 0; i < message.actions.length; i++) {
           data.actions.push(message.actions[i]);
@@ -112,7 +135,9 @@ extension SessionReport {
       // Once a frame, whatever arrived: the list, and the newest state if the page follows it.
       function render(follow) {
         renderPending = false;
-        if (follow) select(count, true); else renderRows();
+        if (!goToRequestedStep()) {
+          if (follow && window.requestedStep === null) select(count, true); else renderRows();
+        }
         updateCount();
         if (firstNew !== null && data.startedAt !== null) {
           // From the app's dispatch of the oldest action drawn in this frame to now.
@@ -174,13 +199,14 @@ extension SessionReport {
       });
       const events = new EventSource("/events?token=" + encodeURIComponent(token));
       events.addEventListener("reset", event => reset(JSON.parse(event.data)));
+      events.addEventListener("actionTypes", event => offerActionTypes(JSON.parse(event.data).actionTypes));
       events.addEventListener("steps", event => append(JSON.parse(event.data)));
       events.addEventListener("status", event => showStatus(JSON.parse(event.data)));
       events.addEventListener("state", event => {
         const message = JSON.parse(event.data), k = message.step - offset;
         loaded.set(k, message.state);
         document.body.dataset.liveLoaded = String(loaded.size);
-        if (k === step) renderState();
+        if (k === step || k === step - 1) renderState();
       });
       events.addEventListener("problem", event => showError(JSON.parse(event.data).error));
       events.addEventListener("open", () => { document.body.dataset.liveConnected = "true"; });

@@ -46,6 +46,8 @@ package final class LiveSession: Sendable {
     let limits: Limits
     var header: RecordingFormat.Header?
     var types: [String] = []
+    /// What the page shows of each of `types`.
+    var titles: [String] = []
     var typeIndex: [String: Int] = [:]
     var actions: [JSONValue] = []
     var patches: [JSONValue] = []
@@ -117,13 +119,15 @@ package final class LiveSession: Sendable {
   package func resetEvents() -> [String] {
     let (data, status) = model.withLock { model -> (JSONValue, JSONValue) in
       let data: JSONValue = .object([
-        "types": .array(model.types.map(JSONValue.string)), "actions": .array(model.actions),
+        "types": .array(model.types.map(JSONValue.string)),
+        "titles": .array(model.titles.map(JSONValue.string)), "actions": .array(model.actions),
         "patches": .array(model.patches), "initial": model.initial,
         "checkpoints": .array(model.checkpoints), "firstStep": .integer(Int64(model.firstStep)),
         "hasStates": .bool(model.header?.stateType != nil || model.header == nil),
         "stateType": model.header?.stateType.map(JSONValue.string) ?? .null,
         "startedAt": model.header?.startedAt.map(JSONValue.number) ?? .null,
         "problems": .array([]),
+        "actionTypes": Self.offered(model.header?.actionTypes ?? []),
       ])
       return (data, .object(model.status))
     }
@@ -219,6 +223,7 @@ package final class LiveSession: Sendable {
       "steps",
       .object([
         "types": .array(model.types[model.newTypes...].map(JSONValue.string)),
+        "titles": .array(model.titles[model.newTypes...].map(JSONValue.string)),
         "actions": .array(Array(model.actions[first...])),
         "patches": .array(Array(model.patches[first...])),
         "checkpoints": .array(Array(model.checkpoints[model.newCheckpoints...])),
@@ -235,7 +240,7 @@ package final class LiveSession: Sendable {
   ) throws(RecordingLineError) {
     let recorded = try RecordedState(line: object)
     let typeName: String
-    let label: JSONValue
+    let shown: ActionNames.Shown
     var index: JSONValue = .null
     var time = model.actions.last.flatMap { action -> Double? in
       guard case .array(let parts) = action, parts.count > 1 else { return nil }
@@ -244,8 +249,9 @@ package final class LiveSession: Sendable {
     if object["gap"] != nil {
       let gap = try RecordedGap(line: object)
       typeName = SessionReport.gapTypeName
-      label = .string(
-        RecordedGap.describe(from: gap.from, count: gap.count)
+      shown = ActionNames.Shown(
+        key: typeName, title: typeName,
+        label: RecordedGap.describe(from: gap.from, count: gap.count)
           + " were not sent: the app's sender fell behind")
     } else {
       guard case .string(let type)? = object["type"],
@@ -254,9 +260,8 @@ package final class LiveSession: Sendable {
       typeName = type
       index = .integer(Int64(recordedIndex))
       time = object["time"]?.doubleValue ?? time
-      label =
-        object["payload"].flatMap { $0 == .null ? nil : $0 }
-        .map { .string(SessionReport.actionLabel(of: $0)) } ?? .null
+      shown = ActionNames.shown(
+        typeName: type, payload: object["payload"].flatMap { $0 == .null ? nil : $0 })
       model.stepOfIndex[recordedIndex] = model.actions.count
       if model.actions.isEmpty, model.firstStep == 0, let initial = object["initial"] {
         model.initial = initial
@@ -271,16 +276,20 @@ package final class LiveSession: Sendable {
       model.current = state
     }
     let typeIndex =
-      model.typeIndex[typeName]
+      model.typeIndex[shown.key]
       ?? {
-        model.types.append(typeName)
-        model.typeIndex[typeName] = model.types.count - 1
+        model.types.append(shown.key)
+        model.titles.append(shown.title)
+        model.typeIndex[shown.key] = model.types.count - 1
         return model.types.count - 1
       }()
     let patch = patch(for: recorded, current: &model.current)
     model.actions.append(
       .array([
-        index, .number(time ?? 0), .integer(Int64(typeIndex)), label, index,
+        // A live step has no line in a file.
+        .null, .number(time ?? 0), .integer(Int64(typeIndex)),
+        shown.label.map(JSONValue.string) ?? .null,
+        index,
       ]))
     model.patches.append(patch)
     model.stepBytes.append(bytes)
@@ -333,6 +342,12 @@ package final class LiveSession: Sendable {
     model.initial = cut.state
     model.firstStep = cut.step
     model.stepOfIndex = model.stepOfIndex.compactMapValues { $0 >= dropped ? $0 - dropped : nil }
+  }
+
+  /// The app's action types as the page offers them to dispatch, `[shown, whole]`: by the name
+  /// the list shows, or the whole name where two types share that name.
+  private static func offered(_ names: [String]) -> JSONValue {
+    .array(ActionNames.offered(names).map { .array([.string($0.shown), .string($0.whole)]) })
   }
 
   /// The steps and bytes kept: what a page that connects now receives.

@@ -61,6 +61,7 @@ extension SessionReport {
   /// string in it can end the element or change how the browser reads it (`JSONValue.jsonText`).
   func pageData() -> String {
     var types: [String] = []
+    var titles: [String] = []
     var typeIndex: [String: Int] = [:]
     var actions: [JSONValue] = []
     var patches: [JSONValue] = []
@@ -68,10 +69,11 @@ extension SessionReport {
     patches.reserveCapacity(steps.count)
     for step in steps {
       let index =
-        typeIndex[step.typeName]
+        typeIndex[step.key]
         ?? {
-          types.append(step.typeName)
-          typeIndex[step.typeName] = types.count - 1
+          types.append(step.key)
+          titles.append(step.title)
+          typeIndex[step.key] = types.count - 1
           return types.count - 1
         }()
       actions.append(
@@ -84,6 +86,7 @@ extension SessionReport {
     }
     let object: JSONValue = .object([
       "types": .array(types.map(JSONValue.string)),
+      "titles": .array(titles.map(JSONValue.string)),
       "actions": .array(actions),
       "patches": .array(patches),
       "initial": initial,

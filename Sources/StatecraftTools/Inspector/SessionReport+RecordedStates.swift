@@ -49,8 +49,10 @@ extension SessionReport {
         steps.append(
           Step(
             line: gap.line, time: time, typeName: Self.gapTypeName,
-            label: RecordedGap.describe(from: gap.from, count: gap.count)
-              + " were not recorded: the recorder's writer fell behind",
+            shown: ActionNames.Shown(
+              key: Self.gapTypeName, title: Self.gapTypeName,
+              label: RecordedGap.describe(from: gap.from, count: gap.count)
+                + " were not recorded: the recorder's writer fell behind"),
             changes: gap.state == .none ? nil : changes))
         addCheckpointIfDue()
       }
@@ -72,8 +74,8 @@ extension SessionReport {
       steps.append(
         Step(
           line: entry.line, time: entry.time, typeName: entry.typeName,
-          label: entry.payload.map { Self.actionLabel(of: $0) }, changes: changes,
-          index: entry.index))
+          shown: ActionNames.shown(typeName: entry.typeName, payload: entry.payload),
+          changes: changes, index: entry.index))
       addCheckpointIfDue()
     }
     addGaps(before: Int.max)

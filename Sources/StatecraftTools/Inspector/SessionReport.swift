@@ -18,13 +18,38 @@ public struct SessionReport: Sendable {
     package let line: Int
     package let time: Double
     package let typeName: String
-    /// The action as `String(describing:)` shows it, or `nil` when it could not be replayed.
+    /// What the filter by type groups it by, and its type as shown, or its thunk's name and
+    /// phase for a lifecycle action (``ActionNames``).
+    package let key: String
+    package let title: String
+    /// What follows the title: the action's values, `""` for nothing, `nil` when it could not be
+    /// replayed.
     package let label: String?
     /// What the action changed, or `nil` when the recording does not say (its state was
     /// dropped, or the recording holds no states).
     package let changes: [JSONChange]?
     /// The index the recorder gave the action; `nil` for a gap.
     package var index: Int?
+
+    package init(
+      line: Int, time: Double, typeName: String, shown: ActionNames.Shown,
+      changes: [JSONChange]?, index: Int? = nil
+    ) {
+      self.line = line
+      self.time = time
+      self.typeName = typeName
+      key = shown.key
+      title = shown.title
+      label = shown.label
+      self.changes = changes
+      self.index = index
+    }
+
+    /// The step on one line, as `inspect` lists it: `NoteAction add("milk")`,
+    /// `books/load · fulfilled 3`.
+    package var text: String {
+      ActionNames.Shown(key: key, title: title, label: label).line
+    }
   }
 
   /// The state before the first action, as JSON.
@@ -90,10 +115,16 @@ public struct SessionReport: Sendable {
         state = reducer(action, state)
         changes = try tracker.track(state)
       }
+      var shown = ActionNames.shown(typeName: entry.typeName, payload: entry.payload)
+      if entry.action == nil, entry.typeName != LineReader.initTypeName {
+        shown.label = nil
+      } else if !ActionNames.isLifecycle(entry.typeName) {
+        shown.label = entry.action.map { String(describing: $0) }
+      }
       steps.append(
         Step(
-          line: entry.line, time: entry.time, typeName: entry.typeName,
-          label: entry.action.map { String(describing: $0) }, changes: changes, index: entry.index))
+          line: entry.line, time: entry.time, typeName: entry.typeName, shown: shown,
+          changes: changes, index: entry.index))
       if (offset + 1) % interval == 0 { checkpoints.append((offset + 1, tracker.json)) }
     }
     self.steps = steps

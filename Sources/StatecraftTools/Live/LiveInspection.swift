@@ -136,9 +136,11 @@ public final class LiveInspection<State: Sendable>: Sendable {
     self.core = core
     // The history is kept on the writer's thread, before each action is sent: the page can only
     // name an action the history holds, and the dispatch path does not take `core`'s lock.
+    var header = ActionRecorder<State>.header(limits: limits, isRedacted: redacting != nil)
+    header.actionTypes = registry.typeNames
     stream = StateStream(
-      header: ActionRecorder<State>.header(limits: limits, isRedacted: redacting != nil),
-      registry: registry, encoder: StateEncoderFactory(for: State.self), limits: limits,
+      header: header, registry: registry, encoder: StateEncoderFactory(for: State.self),
+      limits: limits,
       redacting: redacting, pollInterval: 0.005, stateInterval: stateInterval,
       observer: { event in
         core.withLock { core in
@@ -387,8 +389,15 @@ public final class LiveInspection<State: Sendable>: Sendable {
     case ("skip", let index?): send(.skip(index), to: dispatch)
     case ("state", let index?): sendState(after: index)
     case ("dispatch", _):
-      guard case .string(let type)? = object["type"] else {
+      guard case .string(let shown)? = object["type"] else {
         return sendError("dispatch needs the action's type")
+      }
+      // The page shows types without their module: either name is taken.
+      let type: String
+      do throws(ActionNameError) {
+        type = try registry.resolve(typeName: shown)
+      } catch {
+        return sendError(error.description)
       }
       guard let decode = registry.decoder(for: type) else {
         return sendError("\(type) is not in the app's ActionRegistry")
@@ -565,13 +574,13 @@ public final class LiveInspection<State: Sendable>: Sendable {
 
 /// A command from the page, dispatched into the store so that the middleware carries it out in
 /// the store's order.
-enum LiveCommand: Action, Equatable {
+enum LiveCommand: ToolAction, Equatable {
   case jump(Int)
   case resume
   case skip(Int)
 }
 
 /// Sets the store's state: what the reducer wrapper returns instead of reducing.
-struct LiveStateReplacement<State: Sendable>: Action {
+struct LiveStateReplacement<State: Sendable>: ToolAction {
   let state: State
 }

@@ -216,6 +216,10 @@ public final class ActionRecorder<State: Sendable>: Sendable {
   }
 }
 
+/// An action the tools dispatch to drive a store, such as a live page's command or a jump in
+/// time: recorded by name, and never reported as unrecordable.
+protocol ToolAction: Action {}
+
 #if DEBUG
   /// The development check of debug builds that reports, once per type, an action a recorder
   /// writes by name only because its registry cannot encode it (`DevelopmentChecks`).
@@ -230,20 +234,45 @@ public final class ActionRecorder<State: Sendable>: Sendable {
     func check(_ action: any Action) {
       let type = Swift.type(of: action)
       guard checked.withLock({ $0.insert(ObjectIdentifier(type)).inserted }),
-        StatecraftDiagnostics.reportsUnrecordableActions, !registry.canEncode(type)
+        StatecraftDiagnostics.reportsUnrecordableActions, !(action is any ToolAction),
+        let problem = problem(with: action)
       else { return }
+      StatecraftDiagnostics.report(
+        """
+        \(problem) StatecraftDiagnostics.developmentChecks.unrecordableActions = false switches \
+        this check off.
+        """)
+    }
+
+    /// What the recorder cannot do with actions of the type of `action`, and the fix.
+    private func problem(with action: any Action) -> String? {
+      let type = Swift.type(of: action)
       let name = String(describing: type)
+      if let lifecycle = type as? any AnyThunkLifecycle.Type {
+        guard registry.decoder(for: ActionRegistry.name(of: type)) == nil else { return nil }
+        let value = String(describing: lifecycle.valueType)
+        guard lifecycle.valueType is any Codable.Type else {
+          return """
+            the action recorder writes \(name) by its thunk's name and phase only: \(value) is \
+            not Codable, so the recording cannot replay it. Make \(value) Codable, then \
+            register it: registry.register(\(name).self).
+            """
+        }
+        return """
+          the action recorder writes \(name) with its thunk's name, phase and value, but its \
+          ActionRegistry cannot read it back, so a replay skips it. Register it: \
+          registry.register(\(name).self).
+          """
+      }
+      guard !registry.canEncode(type) else { return nil }
       let fix =
         action is any Encodable
         ? "Register it: registry.register(\(name).self)."
         : "Make \(name) Codable, then register it: registry.register(\(name).self)."
-      StatecraftDiagnostics.report(
-        """
+      return """
         the action recorder writes \(name) by name only: its ActionRegistry cannot encode it, so \
-        the recording cannot show its values or replay it. \(fix) \
-        StatecraftDiagnostics.developmentChecks.unrecordableActions = false switches this check \
-        off.
-        """)
+        the recording cannot show its values or replay it. \(fix)
+        """
     }
   }
 #endif

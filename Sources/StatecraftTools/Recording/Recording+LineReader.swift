@@ -17,6 +17,9 @@ struct LineReader {
   private var line: [UInt8] = []
   private var number = 1
 
+  /// The store's own first action: recorded, never replayed, since a store dispatches its own.
+  static let initTypeName = String(reflecting: StatecraftInit.self)
+
   init(registry: ActionRegistry?, maximumLineLength: Int) {
     self.registry = registry
     self.maximumLineLength = maximumLineLength
@@ -120,8 +123,12 @@ struct LineReader {
     if entries.isEmpty, let initial = object["initial"] { initialState = initial }
     let payload = object["payload"].flatMap { $0 == .null ? nil : $0 }
     var action: (any Action)?
-    if let payload {
-      if let registry {
+    if let payload, ActionNames.isLifecycle(typeName),
+      case .object(let fields) = payload, fields["valueNotRecorded"] != nil
+    {
+      problems.append(Recording.Problem(line: number, reason: .notReplayable(typeName)))
+    } else if let payload {
+      if let registry, typeName != Self.initTypeName {
         if let decode = registry.decoder(for: typeName) {
           do {
             action = try decode(Data(payload.jsonText().utf8))

@@ -22,8 +22,9 @@ public struct Recording: Sendable {
     /// The action's type name.
     /// - Complexity: O(1).
     public let typeName: String
-    /// The action, or `nil` when it cannot be replayed (see ``Recording/problems``) or the
-    /// recording was read without a registry.
+    /// The action, or `nil` when it cannot be replayed (see ``Recording/problems``), the
+    /// recording was read without a registry, or it is `StatecraftInit`, which a store
+    /// dispatches itself.
     /// - Complexity: O(1).
     public let action: (any Action)?
     /// The action as JSON, or `nil` when it was recorded by name only.
@@ -98,8 +99,14 @@ public struct Recording: Sendable {
     /// - Complexity: O(*n*) for a type name or detail of *n* characters.
     public var description: String {
       switch reason {
+      case .unknownType(let name) where ActionNames.isLifecycle(name):
+        "line \(line): \(name) is not registered, so it cannot be replayed: "
+          + "registry.register(\(ActionNames.shortTypeName(name)).self)"
       case .unknownType(let name):
         "line \(line): the action type \(name) is not registered, so it cannot be replayed"
+      case .notReplayable(let name) where ActionNames.isLifecycle(name):
+        "line \(line): \(name) was recorded by its thunk's name and phase without its value, "
+          + "which is not Codable, so it cannot be replayed"
       case .notReplayable(let name):
         "line \(line): \(name) was recorded by name only (not Codable and registered)"
       case .unreadableLine(let detail):

@@ -77,6 +77,9 @@ public enum RecordingFormat {
     /// Whether values were replaced by `"<redacted>"`.
     /// - Complexity: O(1).
     public var isRedacted: Bool
+    /// The qualified names of the action types the app can decode: what a live inspection's
+    /// header offers the page to dispatch; recordings leave it empty.
+    package var actionTypes: [String] = []
 
     /// Creates a header.
     ///
@@ -107,6 +110,7 @@ public enum RecordingFormat {
       if let startedAt { object["startedAt"] = .number(startedAt) }
       if let snapshotInterval { object["snapshotInterval"] = .integer(Int64(snapshotInterval)) }
       if isRedacted { object["redacted"] = .bool(true) }
+      if !actionTypes.isEmpty { object["actionTypes"] = .array(actionTypes.map(JSONValue.string)) }
       return .object(object)
     }
 
@@ -128,6 +132,11 @@ public enum RecordingFormat {
         snapshotInterval = nil
       }
       isRedacted = object["redacted"] == .bool(true)
+      if case .array(let names)? = object["actionTypes"] {
+        actionTypes = names.compactMap { name in
+          if case .string(let name) = name { name } else { nil }
+        }
+      }
     }
   }
 }

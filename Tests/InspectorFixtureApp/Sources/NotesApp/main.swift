@@ -4,7 +4,9 @@ import NotesCore
 import Statecraft
 import StatecraftTools
 
-// A command-line notes app: `add TEXT`, `pin N`, `remove N`, `login USER TOKEN`, `state`, `q`.
+// A command-line notes app: `add TEXT`, `pin N`, `remove N`, `login USER TOKEN`, `state`, `q`;
+// and async work: `sync MS` (a newer sync cancels the running one), `sync offline` (fails),
+// `search TEXT` (debounced), `wait` (until the thunks started so far ended).
 // It prints the state as one line of JSON, `state: {...}`, each time it changes, which tests read.
 //   --record FILE        records the session
 //   STATECRAFT_INSPECTOR streams it to `inspect --live`, which can move it back in time
@@ -146,6 +148,35 @@ let token = MainActor.assumeIsolated {
   }
 }
 
+/// The thunks started so far, for `wait`; its list is touched under `lock` only.
+final class StartedThunks: @unchecked Sendable {
+  private let lock = NSLock()
+  private var tasks: [Task<Void, Never>] = []
+
+  func start<Value>(_ thunk: AsyncThunk<Notebook, Value>) {
+    let task = store.dispatch(thunk)
+    let waiting = Task { _ = try? await task.value }
+    lock.lock()
+    tasks.append(waiting)
+    lock.unlock()
+  }
+
+  /// Blocks the calling thread until every thunk started so far ended, however it ended.
+  func wait() {
+    lock.lock()
+    let waiting = tasks
+    tasks = []
+    lock.unlock()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+      for task in waiting { await task.value }
+      done.signal()
+    }
+    done.wait()
+  }
+}
+let thunks = StartedThunks()
+
 let input = Thread {
   while let line = readLine() {
     let words = line.split(separator: " ", maxSplits: 1).map(String.init)
@@ -156,6 +187,12 @@ let input = Thread {
     case ("login", let rest):
       let parts = rest.split(separator: " ").map(String.init)
       store.dispatch(NoteAction.logIn(user: parts.first ?? "", token: parts.last ?? ""))
+    case ("sync", "offline"): thunks.start(syncNotes(milliseconds: 5, isOffline: true))
+    case ("sync", let milliseconds): thunks.start(syncNotes(milliseconds: Int(milliseconds) ?? 0))
+    case ("search", let query): thunks.start(searchNotes(query))
+    case ("wait", _):
+      thunks.wait()
+      continue
     case ("q", _), ("quit", _): break
     case ("state", _):
       print("state: \(json(store.state))")
@@ -164,7 +201,7 @@ let input = Thread {
     default:
       print(
         "unknown command \"\(line)\"; commands: add TEXT, pin N, remove N, login USER TOKEN, "
-          + "state, q")
+          + "sync MS, sync offline, search TEXT, wait, state, q")
       fflush(nil)
       continue
     }

@@ -15,6 +15,7 @@ public struct Notebook: Codable, Equatable, Sendable {
 
   public var notes: [Note] = []
   public var session = Session()
+  public var activity = Activity()
 
   public init() {}
 }
@@ -36,6 +37,7 @@ public enum NoteAction: Action, Codable, Equatable {
 
 public func notesReducer(action: Action, state: Notebook?) -> Notebook {
   var state = state ?? Notebook()
+  reduceActivity(&state.activity, action)
   switch action as? NoteAction {
   case .add(let text): state.notes.append(Notebook.Note(text: text))
   case .pin(let index) where state.notes.indices.contains(index):
@@ -54,6 +56,9 @@ public func notesReducer(action: Action, state: Notebook?) -> Notebook {
 public var notesActions: ActionRegistry {
   var registry = ActionRegistry()
   registry.register(NoteAction.self)
+  // The thunks' lifecycle actions, by their value types, so that a recording replays them.
+  registry.register(ThunkLifecycle<Int>.self)
+  registry.register(ThunkLifecycle<[String]>.self)
   return registry
 }
 
