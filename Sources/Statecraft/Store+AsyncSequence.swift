@@ -56,7 +56,7 @@ extension Store {
     of actions: Actions, id: ThunkID?, policy: ThunkPolicy,
     _ erase: @escaping @Sendable (Actions.Element) -> any Action
   ) -> ThunkTask<Void> {
-    _engine.checkNotReducing(.method("dispatch(_:) of the AsyncSequence \(Actions.self)"))
+    _engine.any.checkNotReducing(.method("dispatch(_:) of the AsyncSequence \(Actions.self)"))
     return dispatch(
       Thunk(id: id, policy: policy) { context in
         for try await element in actions {

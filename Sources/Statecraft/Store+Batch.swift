@@ -23,6 +23,6 @@ extension Store {
   /// - Complexity: O(k) for k dispatched actions, plus their middleware and reductions, plus one
   ///   notification round.
   public func batch(_ body: () -> Void) {
-    _engine.batch(body)
+    _engine.any.batch(body)
   }
 }

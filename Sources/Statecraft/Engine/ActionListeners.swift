@@ -33,6 +33,7 @@ final class ActionListeners<State: Sendable>: ActionListening {
   }
 
   /// Adds an observer that sees every reduced action until removed.
+  @usableFromInline
   func addObserver(_ observer: @escaping @Sendable (any Action) -> Void) -> UInt64 {
     let id = books.withLock {
       let id = $0.listeners.makeID()
@@ -43,6 +44,7 @@ final class ActionListeners<State: Sendable>: ActionListening {
     return id
   }
 
+  @usableFromInline
   func removeObserver(_ id: UInt64) {
     if books.withLock({ $0.listeners.observers.removeValue(forKey: id) }) != nil {
       words.countListeners(by: -1)
@@ -78,6 +80,7 @@ final class ActionListeners<State: Sendable>: ActionListening {
 
 /// The waiters and observers of a store's actions, whatever its state type: a scope's are its
 /// root's.
+@usableFromInline
 protocol ActionListening: AnyObject, Sendable {
   /// Waits until an action that `matches` is reduced, or, once waiting, `holdsNow` holds; or the
   /// task is cancelled. Returns the action, or `nil` for `holdsNow`.
@@ -119,6 +122,7 @@ struct ListenerBook: Sendable {
 }
 
 extension ActionListeners {
+  @usableFromInline
   func wait(
     where matches: @escaping @Sendable (any Action) -> Bool,
     orNow holdsNow: (@Sendable () -> Bool)?

@@ -1,8 +1,9 @@
 import Dispatch
 
-// One action's way through a root store, in the order it meets them: the entry from `Store`,
-// the turn, the middleware chain and the reducer (Queue.swift, Reduction.swift), then the
-// notification (Rounds.swift). Docs/Architecture.md walks it through the files.
+// One action's way through a root store, in the order it meets them: the entry from `Store`
+// (through `Engine`), the turn, the middleware chain and the reducer (Queue.swift,
+// Reduction.swift), then the notification (Rounds.swift). Docs/Architecture.md walks it through
+// the files.
 
 extension Engine {
   // A method, not a `switch` in `Store`: the engine is then borrowed, and binding the core costs
@@ -186,6 +187,7 @@ extension StoreCore {
   // MARK: Batching
 
   /// Reduces the actions `body` dispatches together, then notifies once.
+  @usableFromInline
   func batch(_ body: () -> Void) {
     let me = currentThreadID()
     _reduction.checkNotReducing(.method("batch"))

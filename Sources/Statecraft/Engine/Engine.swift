@@ -1,30 +1,76 @@
-import Dispatch
+/// What a ``Store`` asks of the engine behind it: a root store's `StoreCore`, or a scope's
+/// `ScopeCore`, which forwards to its root's.
+///
+/// Each engine answers for itself; `Engine` holds either. The path of an action does not come
+/// through here: `Engine` calls a root's core directly, compiled for the app's `State`.
+@usableFromInline
+protocol StoreEngine<State>: AnyObject, Sendable {
+  associatedtype State: Sendable
+
+  func dispatch(_ action: any Action)
+  /// The committed state; stops the program if there is none (a scope whose root is gone).
+  var currentState: State { get }
+  /// `dispatch` for generic code: compiled for the app's `State` where the engine can be.
+  func dispatchFromGenericCode(_ action: any Action)
+  /// The committed state for generic code; `nil` once a scope's root is gone.
+  var stateFromGenericCode: State? { get }
+  /// Stops the program if the calling thread is running the reducer (C11).
+  func checkNotReducing(_ call: @autoclosure () -> Misuse.StoreCall)
+  /// Whether the calling thread runs the middleware and the reducer that reduce this store's
+  /// actions.
+  var isTurnHeld: Bool { get }
+  var automaticallySkipsRepeats: Bool { get }
+  /// The tasks waiting for actions, and the observers of every action: a scope's are its
+  /// root's, which reduces its actions; `nil` once a scope's root is gone.
+  var actionListeners: (any ActionListening)? { get }
+
+  @MainActor func register(_ entry: SubscriptionEntry<State>)
+  @MainActor func registerToken(_ entry: SubscriptionEntry<State>) -> SubscriptionToken
+  func removeSubscription(of owner: ObjectIdentifier)
+  var subscriptionCounts: (standing: Int, registered: Int) { get }
+
+  /// Reduces the actions `body` dispatches together: a scope's batch is one of its root's.
+  func batch(_ body: () -> Void)
+  /// The middleware in force; a scope has none.
+  var middleware: [Middleware<State>] { get }
+  func setMiddleware(_ middleware: [Middleware<State>])
+  func setDispatchFunction(_ function: DispatchFunction?)
+  /// Reduces `action` without the middleware (ReSwift's `_defaultDispatch`): a scope has no
+  /// reducer, so its root's middleware and reducer take it.
+  func reduceSkippingMiddleware(_ action: any Action)
+  /// The engine of a scope of this store: the part of its state at `keyPath`.
+  func scope<Slice: Sendable>(_ keyPath: KeyPath<State, Slice> & Sendable) -> ScopeCore<Slice>
+}
 
 /// The engine behind a ``Store``: a root store's own, or a scope's, which forwards to its root's.
+///
+/// An enum of the two, not the protocol: a root store's dispatch (Dispatch.swift), state read
+/// and middleware call its core directly, borrowed and specialized for the app's `State`, and so
+/// do the few questions the thunk layer asks on every run. Everything else goes through ``any``,
+/// to either engine's own answer.
 @usableFromInline @frozen
 enum Engine<State: Sendable>: Sendable {
   case root(StoreCore<State>)
   case scope(ScopeCore<State>)
-}
 
-// MARK: - What the layers above ask of either engine
+  /// The engine, either kind.
+  @inlinable
+  var any: any StoreEngine<State> {
+    switch self {
+    case .root(let core): core
+    case .scope(let scope): scope
+    }
+  }
 
-// The entry on the path of an action, `dispatch`, and the state's read are in Dispatch.swift.
+  // The thunk layer's questions: a switch, not ``any``, because that code is not specialized for
+  // the app's `State`, and making the existential there looks its witness table up at run time.
 
-extension Engine {
-  /// ``StoreCore/dispatch(_:)`` for generic code (see `StoreCore._specialized`).
+  /// `dispatch` for generic code: a root's compiled for the app's `State`
+  /// (`StoreCore._specialized`).
   func dispatchFromGenericCode(_ action: any Action) {
     switch self {
     case .root(let core): core.dispatchFromGenericCode(action)
     case .scope(let scope): scope.dispatch(action)
-    }
-  }
-
-  /// The committed state for generic code; `nil` once a scope's root is gone.
-  var stateFromGenericCode: State? {
-    switch self {
-    case .root(let core): core.stateFromGenericCode
-    case .scope(let scope): scope.snapshot?.state
     }
   }
 
@@ -35,132 +81,26 @@ extension Engine {
     }
   }
 
-  /// Whether the calling thread runs the middleware and the reducer that reduce this store's
-  /// actions.
   var isTurnHeld: Bool {
     switch self {
     case .root(let core): core.isTurnHeld
-    case .scope(let scope): scope.root?.isTurnHeld ?? false
+    case .scope(let scope): scope.isTurnHeld
     }
   }
 
-  @usableFromInline
-  var automaticallySkipsRepeats: Bool {
-    switch self {
-    case .root(let core): core._automaticallySkipsRepeats
-    case .scope(let scope): scope.automaticallySkipsRepeats
-    }
-  }
-
-  /// The tasks waiting for actions, and the observers of every action.
-  ///
-  /// A scope's are its root's, which reduces its actions; `nil` once a scope's root is gone.
   var listeners: (any ActionListening)? {
     switch self {
     case .root(let core): core._reduction._listeners
-    case .scope(let scope): scope.root?.listeners
+    case .scope(let scope): scope.actionListeners
     }
   }
 
-  @MainActor @usableFromInline
-  func register(_ entry: SubscriptionEntry<State>) {
-    switch self {
-    case .root(let core): core.register(entry)
-    case .scope(let scope): scope.register(entry)
-    }
-  }
-
-  @MainActor @usableFromInline
-  func registerToken(_ entry: SubscriptionEntry<State>) -> SubscriptionToken {
-    switch self {
-    case .root(let core): core.registerToken(entry)
-    case .scope(let scope): scope.registerToken(entry)
-    }
-  }
-
-  func removeSubscription(of owner: ObjectIdentifier) {
-    switch self {
-    case .root(let core): core.removeSubscription(of: owner)
-    case .scope(let scope): scope.removeSubscription(of: owner)
-    }
-  }
-
-  var subscriptionCounts: (standing: Int, registered: Int) {
-    switch self {
-    case .root(let core): core.subscriptionCounts
-    case .scope(let scope): scope.subscriptionCounts
-    }
-  }
-
-  /// Reduces the actions `body` dispatches together: a scope's batch is one of its root's.
-  func batch(_ body: () -> Void) {
-    switch self {
-    case .root(let core):
-      core.batch(body)
-    case .scope(let scope):
-      scope.checkNotReducing(.method("batch"))
-      if let root = scope.root { root.batch(body) } else { body() }
-    }
-  }
-
-  /// The middleware in force; a scope has none.
-  @usableFromInline
-  var middleware: [Middleware<State>] {
-    switch self {
-    case .root(let core): core.middleware
-    case .scope: []
-    }
-  }
-
+  // Inlinable down to `StoreCore.setMiddleware`, which says why.
   @inlinable
   func setMiddleware(_ middleware: [Middleware<State>]) {
     switch self {
     case .root(let core): core.setMiddleware(middleware)
-    case .scope(let scope): scope.setMiddleware(isEmpty: middleware.isEmpty)
+    case .scope(let scope): scope.setMiddleware(middleware)
     }
-  }
-
-  func setDispatchFunction(_ function: DispatchFunction?) {
-    switch self {
-    case .root(let core): core.setDispatchFunction(function)
-    case .scope(let scope):
-      scope.checkNotReducing(.method("dispatchFunction"))
-      if function != nil { Misuse.middlewareOnAScope(State.self) }
-    }
-  }
-
-  /// Reduces `action` without the middleware (ReSwift's `_defaultDispatch`): a scope has no
-  /// reducer, so its root's middleware and reducer take it.
-  func reduceSkippingMiddleware(_ action: any Action) {
-    switch self {
-    case .root(let core): core.reduceSkippingMiddleware(action)
-    case .scope(let scope): scope.dispatch(action)
-    }
-  }
-
-  /// The engine's object, held weakly.
-  var weakly: WeakEngine<State> {
-    switch self {
-    case .root(let core): WeakEngine(root: core)
-    case .scope(let scope): WeakEngine(scope: scope)
-    }
-  }
-}
-
-/// An engine held weakly: a running thunk and a function handed out do not keep a released store
-/// alive.
-struct WeakEngine<State: Sendable>: Sendable {
-  private weak var root: StoreCore<State>?
-  private weak var scope: ScopeCore<State>?
-
-  init(root: StoreCore<State>? = nil, scope: ScopeCore<State>? = nil) {
-    self.root = root
-    self.scope = scope
-  }
-
-  var engine: Engine<State>? {
-    if let root { return .root(root) }
-    if let scope { return .scope(scope) }
-    return nil
   }
 }

@@ -114,6 +114,10 @@ final class ChainBox: Sendable {
 }
 
 extension StoreCore {
+  /// Whether the calling thread holds the turn: it runs the middleware and the reducer.
+  @usableFromInline
+  var isTurnHeld: Bool { _processLock.isOwned(by: currentThreadID()) }
+
   /// The middleware chain in force, or `nil` without middleware.
   @inlinable
   var chain: DispatchFunction? {

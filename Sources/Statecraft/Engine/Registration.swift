@@ -60,6 +60,7 @@ extension StoreCore: SubscriptionRemoving {
     return SubscriptionToken(store: self, status: entry.status)
   }
 
+  @usableFromInline
   func removeSubscription(of owner: ObjectIdentifier) {
     _reduction.checkNotReducing(.method("unsubscribe"))
     if let entry = _books.withLock({ $0.registry.remove(owner: owner) }) {
@@ -77,6 +78,7 @@ extension StoreCore: SubscriptionRemoving {
 
   /// The subscriptions counted as standing, and the entries the registry keeps (removed ones not
   /// yet compacted included); for the package's tests of removal and compaction.
+  @usableFromInline
   package var subscriptionCounts: (standing: Int, registered: Int) {
     (
       _words.subscriptionCount(ordering: .sequentiallyConsistent),

@@ -12,10 +12,11 @@ import Dispatch
 /// Lifetimes: the ``Store`` holds its scope engine; the root's registry holds the node, and the node
 /// holds the scope engine, while the scope has subscriptions; the scope engine holds its root weakly.
 @usableFromInline
-final class ScopeCore<Slice: Sendable>: Sendable, SubscriptionRemoving {
+final class ScopeCore<Slice: Sendable>: StoreEngine, SubscriptionRemoving {
   @usableFromInline let _access: ScopeAccess<Slice>
   /// What the scope needs of its root that does not depend on the root's state type.
   weak let root: (any ScopeRoot)?
+  @usableFromInline
   let automaticallySkipsRepeats: Bool
   let books = Locked(ScopeBooks<Slice>())
   /// The scope's subscriptions as the root's rounds feed them; touched only on the main queue,
@@ -49,27 +50,73 @@ final class ScopeCore<Slice: Sendable>: Sendable, SubscriptionRemoving {
     return state
   }
 
+  @usableFromInline
   func checkNotReducing(_ call: @autoclosure () -> Misuse.StoreCall) {
     root?.checkNotReducing(call())
   }
 
-  /// A scope has no middleware: setting some stops the program.
   @usableFromInline
-  func setMiddleware(isEmpty: Bool) {
+  func dispatchFromGenericCode(_ action: any Action) {
+    dispatch(action)
+  }
+
+  @usableFromInline
+  var stateFromGenericCode: Slice? { snapshot?.state }
+  @usableFromInline
+  var isTurnHeld: Bool { root?.isTurnHeld ?? false }
+  @usableFromInline
+  var actionListeners: (any ActionListening)? { root?.listeners }
+
+  /// A scope's batch is one of its root's.
+  @usableFromInline
+  func batch(_ body: () -> Void) {
+    checkNotReducing(.method("batch"))
+    if let root { root.batch(body) } else { body() }
+  }
+
+  /// A scope has no reducer: its root's middleware and reducer take the action.
+  @usableFromInline
+  func reduceSkippingMiddleware(_ action: any Action) {
+    dispatch(action)
+  }
+
+  @usableFromInline
+  func scope<Part: Sendable>(_ keyPath: KeyPath<Slice, Part> & Sendable) -> ScopeCore<Part> {
+    guard let root else { Misuse.noState() }
+    return ScopeCore<Part>(access: _access.appending(keyPath), root: root)
+  }
+
+  // MARK: Middleware: a scope has none
+
+  @usableFromInline
+  var middleware: [Middleware<Slice>] { [] }
+
+  /// Setting middleware on a scope stops the program.
+  @usableFromInline
+  func setMiddleware(_ middleware: [Middleware<Slice>]) {
     checkNotReducing(.method("middleware"))
-    if !isEmpty { Misuse.middlewareOnAScope(Slice.self) }
+    if !middleware.isEmpty { Misuse.middlewareOnAScope(Slice.self) }
+  }
+
+  /// Replacing a scope's dispatch function stops the program.
+  @usableFromInline
+  func setDispatchFunction(_ function: DispatchFunction?) {
+    checkNotReducing(.method("dispatchFunction"))
+    if function != nil { Misuse.middlewareOnAScope(Slice.self) }
   }
 
   // MARK: Subscriptions
 
   /// Registers a subscriber object's subscription and delivers the current slice to it.
   @MainActor
+  @usableFromInline
   func register(_ entry: SubscriptionEntry<Slice>) {
     add(entry)
   }
 
   /// Registers a closure subscription and returns the token that ends it.
   @MainActor
+  @usableFromInline
   func registerToken(_ entry: SubscriptionEntry<Slice>) -> SubscriptionToken {
     add(entry)
     return SubscriptionToken(store: self, status: entry.status)
@@ -163,6 +210,7 @@ final class ScopeCore<Slice: Sendable>: Sendable, SubscriptionRemoving {
     pass.deliverHeld { remove($0) }
   }
 
+  @usableFromInline
   func removeSubscription(of owner: ObjectIdentifier) {
     checkNotReducing(.method("unsubscribe"))
     removeEntry { $0.remove(owner: owner) }
@@ -196,6 +244,7 @@ final class ScopeCore<Slice: Sendable>: Sendable, SubscriptionRemoving {
   }
 
   /// The subscriptions counted as standing, and the entries the registry keeps; for tests.
+  @usableFromInline
   var subscriptionCounts: (standing: Int, registered: Int) {
     books.withLock { ($0.registry.activeCount, $0.registry._entries.count) }
   }
@@ -273,7 +322,7 @@ final class RootLink<Root: Sendable, Slice: Sendable>: Sendable {
 protocol ScopeRoot: AnyObject, Sendable {
   func dispatchFromMiddleware(_ action: any Action)
   func batch(_ body: () -> Void)
-  func checkNotReducing(_ call: Misuse.StoreCall)
+  func checkNotReducing(_ call: @autoclosure () -> Misuse.StoreCall)
   func removeSubscription(status: SubscriptionStatus)
   /// Runs `deliver`, which hands a new subscription its first state, as a round.
   @MainActor func deliverFirst(_ deliver: () -> Void)
@@ -287,8 +336,9 @@ protocol ScopeRoot: AnyObject, Sendable {
 }
 
 extension StoreCore: ScopeRoot {
-  func checkNotReducing(_ call: Misuse.StoreCall) {
-    _reduction.checkNotReducing(call)
+  @usableFromInline
+  func checkNotReducing(_ call: @autoclosure () -> Misuse.StoreCall) {
+    _reduction.checkNotReducing(call())
   }
 
   @MainActor
@@ -298,7 +348,7 @@ extension StoreCore: ScopeRoot {
 
   var deliveringVersion: UInt64 { _mainLoop.deliveringVersion }
   var isRoundRunning: Bool { _words.isRoundRunning }
-  var isTurnHeld: Bool { _processLock.isOwned(by: currentThreadID()) }
   var listeners: any ActionListening { _reduction._listeners }
+  @usableFromInline
   var automaticallySkipsRepeats: Bool { _automaticallySkipsRepeats }
 }

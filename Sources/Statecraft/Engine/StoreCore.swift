@@ -17,7 +17,7 @@ import Dispatch
 /// immutable box, and a new `middleware` array installs a new box. Replaced boxes live as long as the core,
 /// because a thread may still be running the chain it read (C16).
 @usableFromInline
-final class StoreCore<State: Sendable>: Sendable {
+final class StoreCore<State: Sendable>: StoreEngine {
   /// Sends an action a middleware dispatched somewhere other than the reducer, such as a thunk
   /// to its runner.
   ///
@@ -117,11 +117,13 @@ final class StoreCore<State: Sendable>: Sendable {
   }
 
   /// ``dispatch(_:)`` for generic code: see `_specialized`.
+  @usableFromInline
   func dispatchFromGenericCode(_ action: any Action) {
     _specialized._dispatch(self, action)
   }
 
   /// The committed state, for generic code: see `_specialized`.
+  @usableFromInline
   var stateFromGenericCode: State? {
     _specialized._state(self)
   }
@@ -164,6 +166,7 @@ final class StoreCore<State: Sendable>: Sendable {
 
   /// Installs `function` in place of the middleware chain (ReSwift's settable
   /// `dispatchFunction`), or, with `nil`, a chain of the middleware again.
+  @usableFromInline
   func setDispatchFunction(_ function: DispatchFunction?) {
     guard let function else {
       setMiddleware(middleware)
@@ -179,6 +182,7 @@ final class StoreCore<State: Sendable>: Sendable {
 
   /// Reduces `action` without the middleware: in the current turn when this thread processes
   /// an action, else in a turn of its own, then notifies (ReSwift's `_defaultDispatch`).
+  @usableFromInline
   func reduceSkippingMiddleware(_ action: any Action) {
     _reduction.checkNotReducing(.dispatch(action))
     #if DEBUG
@@ -244,5 +248,15 @@ enum StoreChain {
   @usableFromInline
   static func whileBuilding(_ body: () -> Void) {
     $isBuilding.withValue(true, operation: body)
+  }
+}
+
+extension StoreCore {
+  @usableFromInline
+  var actionListeners: (any ActionListening)? { _reduction._listeners }
+
+  @usableFromInline
+  func scope<Slice: Sendable>(_ keyPath: KeyPath<State, Slice> & Sendable) -> ScopeCore<Slice> {
+    ScopeCore(access: .root(self, keyPath), root: self)
   }
 }

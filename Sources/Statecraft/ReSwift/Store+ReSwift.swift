@@ -43,7 +43,7 @@ extension Store: StoreType, _StoreStateReading {
   /// - Complexity: The action creator, plus ``dispatch(_:)-(Action)``.
   @available(*, deprecated, message: "Use a Thunk: it can await, be cancelled and be tested.")
   public func dispatch(_ actionCreator: ActionCreator) {
-    _engine.checkNotReducing(.dispatchActionCreator)
+    _engine.any.checkNotReducing(.dispatchActionCreator)
     if let action = actionCreator(state, self) {
       dispatch(action)
     }
@@ -77,10 +77,9 @@ extension Store: StoreType, _StoreStateReading {
   /// - Complexity: O(1) to get and to set; each call is a ``dispatch(_:)-(Action)``.
   public var dispatchFunction: DispatchFunction! {
     get {
-      let engine = _engine.weakly
-      return { action in engine.engine?.dispatchFromGenericCode(action) }
+      return { [weak engine = _engine.any] action in engine?.dispatchFromGenericCode(action) }
     }
-    set { _engine.setDispatchFunction(newValue) }
+    set { _engine.any.setDispatchFunction(newValue) }
   }
 
   /// Reduces `action` without the middleware, then notifies subscribers: ReSwift's last step of
@@ -94,7 +93,7 @@ extension Store: StoreType, _StoreStateReading {
   /// - Parameter action: The action to reduce.
   /// - Complexity: O(1) plus the reducer; on the main queue, one notification round.
   public func _defaultDispatch(action: any Action) {
-    _engine.reduceSkippingMiddleware(action)
+    _engine.any.reduceSkippingMiddleware(action)
   }
 
   /// The store's middleware, first one first; setting it rebuilds the chain, as in ReSwift.
@@ -109,7 +108,7 @@ extension Store: StoreType, _StoreStateReading {
   /// - Complexity: O(m) to set, for m middleware; O(m) to get.
   @inlinable
   public var middleware: [Middleware<State>] {
-    get { _engine.middleware }
+    get { _engine.any.middleware }
     set { _engine.setMiddleware(newValue) }  // inlinable down to `setMiddleware`, which says why
   }
 
@@ -173,7 +172,7 @@ extension Store: StoreType, _StoreStateReading {
   /// - Complexity: The creator, plus a ``dispatch(_:)-(Action)`` when it calls back.
   @available(*, deprecated, message: "Use a Thunk: it can await, be cancelled and be tested.")
   public func dispatch(_ asyncActionCreator: AsyncActionCreator, callback: DispatchCallback?) {
-    _engine.checkNotReducing(.dispatchActionCreator)
+    _engine.any.checkNotReducing(.dispatchActionCreator)
     asyncActionCreator(state, self) { [self] actionCreator in
       guard let action = actionCreator(state, self) else { return }
       dispatch(action)

@@ -83,11 +83,10 @@ extension Store {
   /// - Returns: The sequence of actions.
   /// - Complexity: O(1); each iteration adds an observer that every reduction calls once.
   public func actions() -> StoreActions {
-    let engine = _engine.weakly
-    return StoreActions {
+    return StoreActions { [weak engine = _engine.any] in
       let (stream, continuation) = AsyncStream.makeStream(
         of: (any Action).self, bufferingPolicy: .unbounded)
-      guard let listeners = engine.engine?.listeners else {
+      guard let listeners = engine?.actionListeners else {
         continuation.finish()
         return stream
       }

@@ -43,18 +43,6 @@ extension Store {
   public func scope<Slice: Sendable>(
     _ keyPath: KeyPath<State, Slice> & Sendable
   ) -> Store<Slice> {
-    let access: ScopeAccess<Slice>
-    let root: any ScopeRoot
-    switch _engine {
-    case .root(let core):
-      access = .root(core, keyPath)
-      root = core
-    case .scope(let parent):
-      guard let parentRoot = parent.root else { Misuse.noState() }
-      access = parent._access.appending(keyPath)
-      root = parentRoot
-    }
-    let scope = ScopeCore(access: access, root: root)
-    return Store<Slice>(engine: .scope(scope), thunks: ThunkRunner())
+    Store<Slice>(engine: .scope(_engine.any.scope(keyPath)), thunks: ThunkRunner())
   }
 }

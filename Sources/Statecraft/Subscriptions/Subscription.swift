@@ -278,11 +278,11 @@ extension Store {
     receive: @escaping (SelectedState) -> Void
   ) {
     var selection = transform(Subscription { entry._receive = $0 })
-    if _engine.automaticallySkipsRepeats, let repeats {
+    if _engine.any.automaticallySkipsRepeats, let repeats {
       selection = selection._skipEqual(repeats)
     }
     #if DEBUG
-      if _engine.automaticallySkipsRepeats, repeats == nil, !selection._isFiltered,
+      if _engine.any.automaticallySkipsRepeats, repeats == nil, !selection._isFiltered,
         SelectedState.self != State.self
       {
         StatecraftDiagnostics.warnEverySelection(of: SelectedState.self)
@@ -304,7 +304,7 @@ extension Store {
       owner: ObjectIdentifier(subscriber), status: status,
       deliverHeld: { receiver.deliverHeld() })
     makeSubscription(transform, repeats: repeats, into: entry) { receiver.hold($0) }
-    _engine.register(entry)
+    _engine.any.register(entry)
   }
 
   /// Subscribes a closure to a selection of the state for as long as you keep the returned token:
@@ -350,7 +350,7 @@ extension Store {
     let entry = SubscriptionEntry<State>(
       owner: nil, status: status, deliverHeld: { receiver.deliverHeld() })
     makeSubscription(transform, repeats: repeats, into: entry, receive: { receiver.hold($0) })
-    return _engine.registerToken(entry)
+    return _engine.any.registerToken(entry)
   }
 
   /// Ends the subscription of `subscriber`.
@@ -363,7 +363,7 @@ extension Store {
   /// - Parameter subscriber: The object passed to `subscribe`.
   /// - Complexity: O(1) amortized.
   public func unsubscribe(_ subscriber: AnyObject) {
-    _engine.removeSubscription(of: ObjectIdentifier(subscriber))
+    _engine.any.removeSubscription(of: ObjectIdentifier(subscriber))
   }
 }
 
@@ -371,6 +371,6 @@ extension Store {
   /// The subscriptions counted as standing and the entries the registry keeps; for the
   /// package's tests.
   package var _subscriptionCounts: (standing: Int, registered: Int) {
-    _engine.subscriptionCounts
+    _engine.any.subscriptionCounts
   }
 }

@@ -175,3 +175,17 @@ struct ThunkRun: Sendable {
     }
   }
 }
+
+extension ThunkTask {
+  /// The task of `run`.
+  init(_ task: Task<Value, any Error>, run: ThunkRun) {
+    self.outcome = .task(task)
+    self.run = run
+  }
+
+  /// A run that ended before `dispatch` returned: dropped by its policy, or a ``Thunk``'s, done.
+  init(endedWithoutTask run: ThunkRun, dropped: Bool) {
+    self.outcome = .ended(dropped: dropped)
+    self.run = run
+  }
+}
