@@ -1,6 +1,9 @@
 import Foundation
 import Statecraft
 
+// The live inspection, its connection to the inspector and its lifetime. What each dispatch
+// does is in LiveInspection+Middleware.swift, the page's commands in LiveInspection+Commands.swift.
+
 /// Streams a store's actions and states to `swift run inspect --live` as they happen, and lets
 /// the inspector's page move the store back in time: for debug builds.
 ///
@@ -53,22 +56,22 @@ import Statecraft
 /// > accepts only clients that present the token it printed.
 public final class LiveInspection<State: Sendable>: Sendable {
   private let link: LiveLink
-  private let stream: StateStream<State>
-  private let registry: ActionRegistry
-  private let core: Locked<Core>
+  let stream: StateStream<State>
+  let registry: ActionRegistry
+  let core: Locked<Core>
   /// What every dispatch reads, in one allocation: whether the page moved the store back in
   /// time, whether the store's first action went by, how many of the page's commands were
   /// dispatched and not yet carried out, and whether the reducer is to set the state (a load
   /// each, where a dynamic type check of every action cost more).
   @usableFromInline let words = AtomicWords(count: 4)
-  private var isPausedFlag: AtomicWord<Bool> { words[0] }
-  private var hasSeenFirstAction: AtomicWord<Bool> { words[1] }
-  private var commandsPending: AtomicWord<Int> { words[2] }
+  var isPausedFlag: AtomicWord<Bool> { words[0] }
+  var hasSeenFirstAction: AtomicWord<Bool> { words[1] }
+  var commandsPending: AtomicWord<Int> { words[2] }
   /// Set around the page's state replacement, which the reducer wrapper returns.
   @usableFromInline static var isReplacing: Int { 3 }
-  private let reducerBox = Locked<Reducer<State>?>(nil)
+  let reducerBox = Locked<Reducer<State>?>(nil)
 
-  private struct Core: Sendable {
+  struct Core: Sendable {
     var history: LiveHistory<State>
     var dispatch: DispatchFunction?
     var pausedAt: Int?
@@ -288,299 +291,4 @@ public final class LiveInspection<State: Sendable>: Sendable {
   public var isPaused: Bool {
     isPausedFlag.load(ordering: .acquiring)
   }
-
-  /// Wraps the app's reducer so that the page can set the store's state.
-  ///
-  /// - Parameter reducer: The app's reducer; the page's skips reduce the held actions again
-  ///   with it.
-  /// - Returns: The reducer to create the store with.
-  /// - Complexity: O(1); each action then costs a type check and the reducer's work.
-  @inlinable
-  public func reducer(_ reducer: @escaping Reducer<State>) -> Reducer<State> {
-    install(reducer)
-    // Inlinable, so that this closure is compiled for the app's state: unspecialized, it looks
-    // up `State?`'s metadata on every action. The replacement is in a function of its own.
-    return { [words] (action: any Action, state: consuming State?) -> State in
-      if words[Self.isReplacing].load(ordering: .relaxed) as Bool {
-        return Self.replacing(state, by: action, reducer)
-      }
-      return reducer(action, consume state)
-    }
-  }
-
-  @usableFromInline
-  func install(_ reducer: @escaping Reducer<State>) {
-    reducerBox.withLock { $0 = reducer }
-    core.withLock { $0.history.forgetting = reducer }
-  }
-
-  @usableFromInline @inline(never)
-  static func replacing(
-    _ state: State?, by action: any Action, _ reducer: Reducer<State>
-  ) -> State {
-    (action as? LiveStateReplacement<State>)?.state ?? reducer(action, state)
-  }
-
-  /// The middleware that streams each action and its state when one is due, and carries out
-  /// the page's commands in the store's order.
-  ///
-  /// - Returns: The middleware; put it last.
-  /// - Complexity: O(1) to build; each action then costs a clock read, two atomic additions and
-  ///   an append to a buffer under its lock, and a read of the state when one is due.
-  public func middleware() -> Middleware<State> {
-    { [self] dispatch, getState in
-      core.withLock { $0.dispatch = dispatch }
-      // The state after the newest action, once the store is quiet; not while the store shows
-      // an earlier state.
-      stream.readStateWhenQuiet { [words] in
-        words[0].load(ordering: .acquiring) ? nil : getState()
-      }
-      return { next in
-        { [self] action in
-          if commandsPending.load(ordering: .relaxed) > 0, let command = action as? LiveCommand {
-            commandsPending.add(-1, ordering: .relaxed)
-            stream.beginDispatch()
-            perform(command, next: next, dispatch: dispatch, getState: getState)
-            stream.endDispatch()
-            return
-          }
-          if isPausedFlag.load(ordering: .acquiring), holdWhilePaused(action) { return }
-          let before =
-            !hasSeenFirstAction.load(ordering: .relaxed)
-              && !hasSeenFirstAction.exchange(true, ordering: .relaxed)
-            ? boxedState(getState) : nil
-          stream.beginDispatch()
-          next(action)
-          let time = MonotonicClock.now
-          stream.enqueue(
-            action, state: stream.takesState(at: time) ? boxedState(getState) : nil,
-            before: before, at: time)
-          stream.endDispatch()
-        }
-      }
-    }
-  }
-
-  /// Keeps `action` for later if the store is paused.
-  private func holdWhilePaused(_ action: any Action) -> Bool {
-    let held = core.withLock { core -> Bool in
-      guard core.pausedAt != nil else { return false }
-      if core.waiting.count < Self.maximumWaiting {
-        core.waiting.append(action)
-      } else {
-        core.droppedWhilePaused += 1
-      }
-      return true
-    }
-    if held { sendStatus() }
-    return held
-  }
-
-  /// A command line from the page: jump, resume, skip, dispatch.
-  private func receive(_ line: ArraySlice<UInt8>) {
-    guard case .object(let object)? = try? JSONValue.parse(line),
-      case .string(let name)? = object["command"]
-    else { return sendError("the inspector sent a line that is not a command") }
-    let index = object["index"]?.integerValue
-    let dispatch = core.withLock { $0.dispatch }
-    switch (name, index) {
-    case ("jump", let index?): send(.jump(index), to: dispatch)
-    case ("resume", _): send(.resume, to: dispatch)
-    case ("skip", let index?): send(.skip(index), to: dispatch)
-    case ("state", let index?): sendState(after: index)
-    case ("dispatch", _):
-      guard case .string(let shown)? = object["type"] else {
-        return sendError("dispatch needs the action's type")
-      }
-      // The page shows types without their module: either name is taken.
-      let type: String
-      do throws(ActionNameError) {
-        type = try registry.resolve(typeName: shown)
-      } catch {
-        return sendError(error.description)
-      }
-      guard let decode = registry.decoder(for: type) else {
-        return sendError("\(type) is not in the app's ActionRegistry")
-      }
-      do {
-        let payload = object["payload"] ?? .object([:])
-        dispatch?(try decode(Data(payload.jsonText().utf8)))
-      } catch {
-        sendError(
-          "\(type) cannot be decoded from \(object["payload"]?.jsonText() ?? "null"): \(error)")
-      }
-    default:
-      sendError("unknown command \(name)")
-    }
-  }
-
-  /// Dispatches `command`, for the middleware to carry out in the store's order; it looks for
-  /// commands only while some are pending.
-  private func send(_ command: LiveCommand, to dispatch: DispatchFunction?) {
-    guard let dispatch else { return }
-    commandsPending.add(1, ordering: .relaxed)
-    dispatch(command)
-  }
-
-  /// Carries out a command inside the store's turn, so that it is ordered with the app's actions.
-  private func perform(
-    _ command: LiveCommand, next: DispatchFunction, dispatch: DispatchFunction,
-    getState: GetState<State>
-  ) {
-    guard let reducer = reducerBox.withLock({ $0 }) else {
-      return sendError("the store's reducer is not wrapped with LiveInspection.reducer(_:)")
-    }
-    var replacement: State?
-    var waiting: [any Action] = []
-    var error: String?
-    var rewrite: (from: Int, base: State?, entries: [LiveHistory<State>.Entry])?
-    core.withLock { core in
-      if core.history.isBroken, command != .resume {
-        error = "the app's sender fell behind and dropped actions, so it cannot go back before them"
-        return
-      }
-      switch command {
-      case .jump(let index):
-        guard let position = core.history.position(of: index) else {
-          error =
-            "the app no longer holds action \(index) (it keeps the last \(core.history.limit))"
-          return
-        }
-        replacement = core.history.state(afterPosition: position, reducer: reducer)
-        // The store's state is the present until the page moves it: keep it to resume to.
-        if core.pausedAt == nil { core.history.present = getState() }
-        core.pausedAt = index
-        isPausedFlag.store(true, ordering: .releasing)
-      case .resume:
-        guard core.pausedAt != nil else { return }
-        replacement = core.history.present
-        core.history.present = nil
-        core.pausedAt = nil
-        isPausedFlag.store(false, ordering: .releasing)
-        waiting = core.waiting
-        core.waiting = []
-        core.droppedWhilePaused = 0
-      case .skip(let index):
-        guard let position = core.history.position(of: index) else {
-          error =
-            "the app no longer holds action \(index) (it keeps the last \(core.history.limit))"
-          return
-        }
-        guard position > 0 || core.history.base != nil else {
-          error = "the store's initial action cannot be skipped"
-          return
-        }
-        let present = core.history.toggleSkip(atPosition: position, reducer: reducer)
-        if let paused = core.pausedAt, let shown = core.history.position(of: paused) {
-          core.history.present = present
-          replacement = core.history.state(afterPosition: shown, reducer: reducer)
-        } else {
-          replacement = present
-        }
-        let base =
-          position == 0
-          ? core.history.base : core.history.state(afterPosition: position - 1, reducer: reducer)
-        rewrite = (index, base, Array(core.history.entries[position...]))
-      }
-    }
-    if let error { return sendError(error) }
-    if let replacement {
-      words[Self.isReplacing].store(true, ordering: .relaxed)
-      next(LiveStateReplacement(state: replacement))
-      words[Self.isReplacing].store(false, ordering: .relaxed)
-    }
-    if let rewrite {
-      sendRewrite(rewrite.from, base: rewrite.base, entries: rewrite.entries, reducer)
-    }
-    sendStatus()
-    // Queued after this command, in the order they arrived.
-    for action in waiting { dispatch(action) }
-  }
-
-  /// Sends the states after a skip: the state before the first changed action, whole, then
-  /// each held action's changes, computed on the sending thread.
-  private func sendRewrite(
-    _ from: Int, base: State?, entries: [LiveHistory<State>.Entry],
-    _ reducer: @escaping Reducer<State>
-  ) {
-    stream.enqueue { encoder in
-      guard var tracker = encoder.freshTracker(), let base else { return [] }
-      var state = base
-      var object: [String: JSONValue] = ["from": .integer(Int64(from))]
-      tracker.track(base).write(into: &object)
-      var steps: [JSONValue] = []
-      for entry in entries {
-        if !entry.isSkipped { state = reducer(entry.action, state) }
-        var step: [String: JSONValue] = ["index": .integer(Int64(entry.index))]
-        tracker.track(state).write(into: &step)
-        steps.append(.object(step))
-      }
-      object["steps"] = .array(steps)
-      // The recording's own tracker no longer knows the store's state: the next one is whole.
-      encoder.startOver()
-      return [.object(["rewrite": .object(object)])]
-    }
-  }
-
-  /// Sends the state after the action with `index`, computed again from the held actions, for a
-  /// step whose state was not sent; the store is not involved.
-  private func sendState(after index: Int) {
-    guard let reducer = reducerBox.withLock({ $0 }) else {
-      return sendError("the store's reducer is not wrapped with LiveInspection.reducer(_:)")
-    }
-    let (state, limit) = core.withLock { core -> (State??, Int) in
-      guard !core.history.isBroken, let position = core.history.position(of: index) else {
-        return (nil, core.history.limit)
-      }
-      return (.some(core.history.state(afterPosition: position, reducer: reducer)), 0)
-    }
-    guard let state else {
-      return sendError(
-        "the app no longer holds action \(index) (it keeps the last \(limit)), so it cannot "
-          + "compute the state after it")
-    }
-    stream.enqueue { encoder in
-      guard var tracker = encoder.freshTracker(), let state else { return [] }
-      var object: [String: JSONValue] = ["index": .integer(Int64(index))]
-      tracker.track(state).write(into: &object)
-      return [.object(["stateAfter": .object(object)])]
-    }
-  }
-
-  private func sendStatus() {
-    let (paused, waiting, dropped, skipped, first, last) = core.withLock {
-      (
-        $0.pausedAt, $0.waiting.count, $0.droppedWhilePaused, $0.history.skipped,
-        $0.history.firstIndex, $0.history.lastIndex
-      )
-    }
-    stream.enqueue(
-      line: .object([
-        "status": .object([
-          "pausedAt": paused.map { .integer(Int64($0)) } ?? .null,
-          "waiting": .integer(Int64(waiting)),
-          "droppedWhilePaused": .integer(Int64(dropped)),
-          "skipped": .array(skipped.map { .integer(Int64($0)) }),
-          "heldFrom": first.map { .integer(Int64($0)) } ?? .null,
-          "heldTo": last.map { .integer(Int64($0)) } ?? .null,
-        ])
-      ]))
-  }
-
-  private func sendError(_ message: String) {
-    stream.enqueue(line: .object(["error": .string(message)]))
-  }
-}
-
-/// A command from the page, dispatched into the store so that the middleware carries it out in
-/// the store's order.
-enum LiveCommand: ToolAction, Equatable {
-  case jump(Int)
-  case resume
-  case skip(Int)
-}
-
-/// Sets the store's state: what the reducer wrapper returns instead of reducing.
-struct LiveStateReplacement<State: Sendable>: ToolAction {
-  let state: State
 }
