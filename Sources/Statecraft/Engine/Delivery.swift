@@ -43,7 +43,7 @@ struct Pass<State: Sendable> {
   }
 
   /// Drops the copy of the registry's arrays; see `MainLoop.forgetSubscriptions()`.
-  @usableFromInline
+  @inlinable
   mutating func forget() {
     entries = []
     addresses = []
@@ -53,7 +53,7 @@ struct Pass<State: Sendable> {
   /// Makes room for the indices of `count` subscriptions in `held`.
   ///
   /// Never between the two phases: the second reads the buffer a larger one would replace.
-  @usableFromInline
+  @inlinable
   mutating func reserveHeld(_ count: Int) {
     guard held.count < count else { return }
     let old = held
@@ -152,6 +152,7 @@ struct SubscriptionStatus: Sendable {
   }
 
   /// Names the subscription, for the registry and the token.
+  @inlinable
   var identity: ObjectIdentifier { ObjectIdentifier(_words._buffer) }
 
   /// Cleared by removal (any thread) or when the subscriber is found deallocated.
@@ -305,7 +306,7 @@ final class ClosureReceiver<Value> {
 @usableFromInline
 final class SubscriptionEntry<State: Sendable>: Sendable {
   /// The subscriber object, for `unsubscribe(_:)`; `nil` for closure subscriptions.
-  nonisolated let owner: ObjectIdentifier?
+  @usableFromInline nonisolated let owner: ObjectIdentifier?
   @usableFromInline nonisolated let _status: SubscriptionStatus
   /// The composed steps, ending in the status's `hold`; called only on the main queue, in a
   /// round's first phase (under the state lock) and by `deliverInitial`.
@@ -317,6 +318,7 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
   /// Hands what the steps held to the subscriber: the status's `deliverHeld`.
   @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var _deliverHeld: (() -> Void)?
 
+  @inlinable
   nonisolated var status: SubscriptionStatus { _status }
 
   /// Makes an entry whose steps are not built yet: the first step sets `_receive` when the
@@ -367,6 +369,7 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
   /// At once on the main queue, which alone calls them, else in a block posted there. A step
   /// running now keeps its own reference until it returns. Nonisolated, as `select`, so that
   /// removal from any thread needs no closure to reach the main actor.
+  @inlinable
   nonisolated func releaseSteps() {
     guard MainQueue.isCurrent else {
       DispatchQueue.main.async { self.releaseSteps() }  // at the latest by the next round
@@ -378,6 +381,7 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
 
   /// Delivers the state the subscription starts from, committed as `version`; on the main
   /// queue only.
+  @inlinable
   nonisolated func deliverInitial(_ state: State, version: UInt64) {
     _status._startVersion.store(version, ordering: .relaxed)
     _receive?(state)

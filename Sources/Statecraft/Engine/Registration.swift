@@ -11,14 +11,18 @@ extension StoreCore: SubscriptionRemoving {
   @MainActor
   @usableFromInline
   func register(_ entry: SubscriptionEntry<State>) {
-    add(entry)
+    _specialized._add(self, entry)
   }
 
   /// Registers the subscription at once; on the main queue it also delivers the current state,
   /// elsewhere (Swift 5 code calling `subscribe` off the main actor) the newest state is
   /// delivered on the main queue as soon as it runs, and rounds skip the entry until then (C15).
+  ///
+  /// Inlinable, and called through `_specialized`, so that it runs compiled for the app's
+  /// `State`: in generic code each of the registry's generic types is looked up at run time.
   @MainActor
-  private func add(_ entry: SubscriptionEntry<State>) {
+  @inlinable
+  func add(_ entry: SubscriptionEntry<State>) {
     _reduction.checkNotReducing(.method("subscribe"))
     countSubscriptions(by: 1)
     guard let (state, version) = _reduction.snapshot else { Misuse.noState() }
@@ -42,7 +46,8 @@ extension StoreCore: SubscriptionRemoving {
 
   /// Delivers the newest state to a subscription made off the main queue.
   @MainActor
-  private func deliverFirstState(to entry: SubscriptionEntry<State>) {
+  @usableFromInline
+  func deliverFirstState(to entry: SubscriptionEntry<State>) {
     guard entry.status._isActive.load(ordering: .acquiring),
       let (state, version) = _reduction.snapshot
     else { return }
@@ -53,7 +58,7 @@ extension StoreCore: SubscriptionRemoving {
   @MainActor
   @usableFromInline
   func registerToken(_ entry: SubscriptionEntry<State>) -> SubscriptionToken {
-    add(entry)
+    _specialized._add(self, entry)
     // The registry alone owns the entry, so releasing the store releases the closure, which
     // lets a stream built on it finish. The token holds the store weakly and names the entry by
     // its status.
@@ -62,6 +67,12 @@ extension StoreCore: SubscriptionRemoving {
 
   @usableFromInline
   func removeSubscription(of owner: ObjectIdentifier) {
+    _specialized._remove(self, owner)
+  }
+
+  /// Removes the subscription of `owner`; inlinable, as `add`.
+  @inlinable
+  func remove(owner: ObjectIdentifier) {
     _reduction.checkNotReducing(.method("unsubscribe"))
     if let entry = _books.withLock({ $0.registry.remove(owner: owner) }) {
       countSubscriptions(by: -1)

@@ -6,25 +6,25 @@ import StatecraftAtomics
 /// compact, so subscribing and unsubscribing cost O(1) amortized however many subscriptions stand.
 @usableFromInline
 struct Registry<State: Sendable>: Sendable {
-  @usableFromInline private(set) var _entries: [SubscriptionEntry<State>] = []
+  @usableFromInline var _entries: [SubscriptionEntry<State>] = []
   /// The addresses of `_entries`, unretained, for the main loop's pass.
   ///
   /// Built here, where subscribing allocates anyway, so that a round after a subscription change
   /// does not allocate. Plain integers, a type that is not generic: this code runs unspecialized,
   /// and an array of `Unmanaged<SubscriptionEntry<State>>` would look its metadata up on each
   /// change.
-  @usableFromInline private(set) var _addresses: [UInt] = []
-  private var byOwner: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
+  @usableFromInline var _addresses: [UInt] = []
+  @usableFromInline var byOwner: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
   /// Closure subscriptions, by their status: a token names its subscription by the status it
   /// holds strongly, because a weak reference to the entry would put every retain and release of
   /// it in the notification loop on the runtime's slow path.
-  private var byStatus: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
-  private var inactiveCount = 0
+  @usableFromInline var byStatus: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
+  @usableFromInline var inactiveCount = 0
   /// Counts the changes of `_entries`, modulo 2³², for the rounds' copies of them.
-  private(set) var generation: UInt64 = 0
+  @usableFromInline var generation: UInt64 = 0
   /// A root store's words, where the count is also kept for its rounds to read without the
   /// registry's lock; `nil` for a scope's registry.
-  private let words: StoreWords?
+  @usableFromInline let words: StoreWords?
 
   var activeCount: Int { _entries.count - inactiveCount }
 
@@ -33,7 +33,8 @@ struct Registry<State: Sendable>: Sendable {
     self.words = words
   }
 
-  private mutating func changed() {
+  @inlinable
+  mutating func changed() {
     generation = (generation &+ 1) & 0xFFFF_FFFF
     words?.registryChanged()
   }
@@ -51,6 +52,7 @@ struct Registry<State: Sendable>: Sendable {
   /// Adds `entry` at the end; an entry of the same owner is replaced.
   ///
   /// Returns the replaced one.
+  @inlinable
   mutating func add(_ entry: SubscriptionEntry<State>) -> SubscriptionEntry<State>? {
     var replaced: SubscriptionEntry<State>?
     if let owner = entry.owner {
@@ -68,6 +70,7 @@ struct Registry<State: Sendable>: Sendable {
   /// Removes the subscription of `owner`.
   ///
   /// Returns the removed entry, if there was one.
+  @inlinable
   mutating func remove(owner: ObjectIdentifier) -> SubscriptionEntry<State>? {
     guard let entry = byOwner.removeValue(forKey: owner), deactivate(entry) else { return nil }
     return entry
@@ -94,8 +97,8 @@ struct Registry<State: Sendable>: Sendable {
     return deactivate(entry)
   }
 
-  @discardableResult
-  private mutating func deactivate(_ entry: SubscriptionEntry<State>) -> Bool {
+  @inlinable @discardableResult
+  mutating func deactivate(_ entry: SubscriptionEntry<State>) -> Bool {
     entry.status.markGone()
     guard !entry.status._isRemoved.exchange(true, ordering: .relaxed) else { return false }
     inactiveCount += 1
@@ -122,6 +125,7 @@ extension StoreCore {
     }
   }
 
+  @inlinable
   func countSubscriptions(by delta: Int) {
     _ = _words.countSubscriptions(by: delta)
   }

@@ -39,7 +39,7 @@ final class MainLoop<State: Sendable>: Sendable {
   // a round's accesses never overlap.
   @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var _rounds = _Rounds()
 
-  @usableFromInline
+  @inlinable
   var _isRunning: Bool {
     get { _rounds.isRunning }
     set {
@@ -130,6 +130,7 @@ final class MainLoop<State: Sendable>: Sendable {
 
   /// Delivers the state a new subscription starts from (`deliver` hands it over), as a round
   /// of its own unless one runs.
+  @inlinable
   func deliverFirst(_ core: StoreCore<State>, _ deliver: () -> Void) {
     _ = DeliveryPass.begin()  // the state may be newer than the running round's
     guard !_isRunning else {
@@ -237,12 +238,14 @@ final class MainLoop<State: Sendable>: Sendable {
   /// Called before a subscribe on the main queue: with the copy kept, the registry's append would
   /// copy every standing entry, O(n) a subscribe. A subscribe off the main queue (Swift 5 code)
   /// still pays that copy.
+  @inlinable
   func forgetSubscriptions() {
     _rounds.pass.forget()
   }
 
   /// Makes room in the rounds' list of held values for `count` subscriptions, unless a round
   /// runs: its second phase may be reading the list (its first phase makes room itself).
+  @inlinable
   func reserveHeld(_ count: Int) {
     if !_isRunning { _rounds.pass.reserveHeld(count) }
   }

@@ -48,11 +48,17 @@ final class StoreCore<State: Sendable>: StoreEngine {
   struct Specialized: Sendable {
     @usableFromInline let _dispatch: @Sendable (StoreCore<State>, any Action) -> Void
     @usableFromInline let _state: @Sendable (StoreCore<State>) -> State?
+    /// Subscribing and unsubscribing (Registration.swift).
+    @usableFromInline let _add:
+      @MainActor @Sendable (StoreCore<State>, SubscriptionEntry<State>) -> Void
+    @usableFromInline let _remove: @Sendable (StoreCore<State>, ObjectIdentifier) -> Void
 
     @inlinable
     init() {
       _dispatch = { core, action in core.dispatch(action) }
       _state = { core in core._reduction.stateIfAny }
+      _add = { core, entry in core.add(entry) }
+      _remove = { core, owner in core.remove(owner: owner) }
     }
   }
 
