@@ -140,7 +140,8 @@ final class MainLoop<State: Sendable>: Sendable {
     _isRunning = true
     defer { endRound(core) }
     deliver()
-    runChain(core)
+    // What the new subscriber dispatched waits on the round lane, queued by this thread.
+    if _words.signals.load(ordering: .relaxed) & 0xFFFF_FFFE != 0 { runChain(core) }
   }
 
   /// Processes the actions subscribers dispatched, delivering the state they made, until none

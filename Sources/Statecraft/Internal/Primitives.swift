@@ -495,26 +495,36 @@ func typeIdentifier(of action: any Action) -> ObjectIdentifier {
 ///
 /// Kept in a buffer rather than a captured `var`: a captured `var` is checked for exclusive
 /// access at run time on every notification, which costs more than the comparison it guards.
-/// One allocation holds the object and the value.
-/// Only the main actor touches it, through the one step that owns it. The header is a tag the
-/// step may keep beside the value (a memoized selector's computation number).
+/// One allocation holds the object and the value. Only the main actor touches it, through the
+/// one step that owns it.
+///
+/// The header holds a tag the step may keep beside the value (a memoized selector's computation
+/// number) and whether a value is stored: the element is a `Value`, not a `Value?`, so that
+/// freeing the buffer, code not specialized for `Value`, looks up no `Optional<Value>` at run
+/// time.
 @usableFromInline
-final class PreviousValue<Value>: ManagedBuffer<Int, Value?> {
+final class PreviousValue<Value>: ManagedBuffer<PreviousValueHeader, Value> {
   @inlinable
   static func make() -> PreviousValue<Value> {
-    let buffer = create(minimumCapacity: 1) { _ in 0 }
-    buffer.withUnsafeMutablePointerToElements { $0.initialize(to: nil) }
+    let buffer = create(minimumCapacity: 1) { _ in PreviousValueHeader() }
     return unsafeDowncast(buffer, to: PreviousValue<Value>.self)
   }
 
   deinit {
-    _ = withUnsafeMutablePointerToElements { $0.deinitialize(count: 1) }
+    withUnsafeMutablePointers { header, value in
+      if header.pointee.hasValue { value.deinitialize(count: 1) }
+    }
   }
 
   /// Stores `value` and returns the value stored before it.
   @inlinable
   func exchange(_ value: Value) -> Value? {
-    withUnsafeMutablePointerToElements { storage in
+    withUnsafeMutablePointers { header, storage in
+      guard header.pointee.hasValue else {
+        storage.initialize(to: value)
+        header.pointee.hasValue = true
+        return nil
+      }
       let previous = storage.move()
       storage.initialize(to: value)
       return previous
@@ -525,9 +535,19 @@ final class PreviousValue<Value>: ManagedBuffer<Int, Value?> {
   @inlinable
   func exchangeTag(_ tag: Int) -> Int {
     withUnsafeMutablePointerToHeader { header in
-      let previous = header.pointee
-      header.pointee = tag
+      let previous = header.pointee.tag
+      header.pointee.tag = tag
       return previous
     }
   }
+}
+
+/// A ``PreviousValue``'s header.
+@usableFromInline @frozen
+struct PreviousValueHeader {
+  @usableFromInline var tag = 0
+  @usableFromInline var hasValue = false
+
+  @inlinable
+  init() {}
 }
