@@ -10,10 +10,8 @@ extension Store {
   /// try await mainStore.dispatch(fetchFilms).value // or wait for it and what it dispatched
   /// ```
   ///
-  /// > Important: A thunk passed as `any Action` (for example in an array of actions) goes
-  /// > through the middleware like any action: install ``createThunkMiddleware()`` to run such
-  /// > thunks. In debug builds, a thunk that reaches the reducer stops the program with a
-  /// > message that says so.
+  /// A thunk passed as `any Action` (for example in an array of actions) runs the same way: the
+  /// store recognizes it whatever its static type, without ``createThunkMiddleware()``.
   ///
   /// - Parameter thunk: The thunk to run.
   /// - Returns: The running thunk: await its value, or cancel it.

@@ -289,17 +289,64 @@ import Testing
     #expect(store.state.label == "from thunk")
   }
 
-  @Test func erasedThunkWithoutTheMiddlewareStopsInDebugBuilds() async {
+  /// A thunk dispatched as `any Action` runs as one dispatched with its own type, without the
+  /// thunk middleware: never handed to the reducer, where a release build used to drop it.
+  @Test func aThunkDispatchedAsAnyActionRunsWithoutTheMiddleware() async throws {
+    let store = makeStore()
+    let erased: [any Action] = [
+      Thunk<TestState> { dispatch, _ in dispatch(Add(amount: 2)) },
+      Increment(),
+      AsyncThunk<TestState, Int>("answer") { context in
+        context.dispatch(SetLabel(label: "answered"))
+        return 40
+      },
+    ]
+    for action in erased { store.dispatch(action) }
+    #expect(store.state.count == 3, "the synchronous thunk ran inside dispatch, in order")
+    #expect(await eventually { store.state.label == "answered" }, "the AsyncThunk ran")
+  }
+
+  /// With middleware, an erased thunk is started before the chain, as one with its own type:
+  /// once, and the middleware sees the actions it dispatches, not the thunk.
+  @Test func aThunkDispatchedAsAnyActionRunsOnceBeforeTheMiddleware() {
+    let seen = Log<String>()
+    let logging: Middleware<TestState> = { _, _ in
+      { next in
+        { action in
+          seen.append(String(describing: type(of: action)))
+          next(action)
+        }
+      }
+    }
+    let store = makeStore(middleware: [logging])
+    let runs = Log<Int>()
+    let erased: any Action = Thunk<TestState> { dispatch, _ in
+      runs.append(1)
+      dispatch(Increment())
+    }
+    store.dispatch(erased)
+    #expect(runs.elements == [1])
+    #expect(seen.elements == ["Increment"])
+    #expect(store.state.count == 1)
+  }
+
+  /// What can still take a thunk to the reducer: a middleware passing it to `next`. Debug builds
+  /// stop there, naming the way out.
+  @Test func aMiddlewarePassingAThunkToNextStopsInDebugBuilds() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       limitThisChildProcess()
-      let store = Store<Int>(reducer: { _, state in state ?? 0 }, state: 0)
-      let erased: any Action = Thunk<Int> { _, _ in }
-      store.dispatch(erased)
+      struct Tick: Action {}
+      let thunk = Thunk<Int> { _, _ in }
+      let passesAThunk: Middleware<Int> = { _, _ in { next in { _ in next(thunk) } } }
+      let store = Store<Int>(
+        reducer: { _, state in state ?? 0 }, state: 0, middleware: [passesAThunk])
+      store.dispatch(Tick())
     }
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("reached the reducer"))
-    #expect(message.contains("createThunkMiddleware()"))
+    #expect(message.contains("a middleware passed it to `next`"))
   }
+
 }
 
 private enum GreetingKey: ThunkEnvironmentKey {

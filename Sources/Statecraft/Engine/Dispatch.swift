@@ -41,6 +41,8 @@ extension StoreCore {
   func dispatch(at action: UnsafePointer<any Action>) {
     let me = currentThreadID()
     _reduction.checkNotReducing(.dispatch(action.pointee))
+    // A thunk dispatched as `any Action`: started, as with its own type, never reduced.
+    if !ActionKind.isReducible(at: action), let _route, _route(action.pointee, self) { return }
     if _processLock.isOwned(by: me) {
       // Re-entrant, from a middleware or a batch's body: after the current action (C4).
       enqueue(.dispatch(action.pointee), on: .owner)
@@ -68,10 +70,9 @@ extension StoreCore {
     _mainLoop.runRound(self, committed: consume committed)
   }
 
-  /// The dispatch a middleware receives: the layers above may route the action elsewhere.
+  /// The dispatch a middleware and a scope receive: the store's own.
   @usableFromInline
   func dispatchFromMiddleware(_ action: any Action) {
-    if let _route, _route(action, self) { return }
     dispatch(action)
   }
 

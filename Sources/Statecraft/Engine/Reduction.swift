@@ -332,6 +332,28 @@ protocol StartedByTheStore: Action {
   static var stateType: Any.Type { get }
 }
 
+/// Tells the actions the store starts (thunks) from those it reduces.
+@usableFromInline
+enum ActionKind {
+  /// Whether `action` is certainly no thunk: asked on every dispatch, so that a thunk dispatched
+  /// as `any Action` is started, as one dispatched with its own type is, never reduced.
+  ///
+  /// A load and a compare for an action type seen before (`sc_plain_action_types`); a dynamic
+  /// cast the first time, and whenever another type took its slot.
+  @inlinable
+  static func isReducible(at action: UnsafePointer<any Action>) -> Bool {
+    let type = UInt64(typeAddress(ofActionAt: action))
+    return sc_is_plain_action_type(type) != 0 || isReducibleAfterCast(action.pointee, type: type)
+  }
+
+  @usableFromInline
+  static func isReducibleAfterCast(_ action: any Action, type: UInt64) -> Bool {
+    guard !(action is any StartedByTheStore) else { return false }
+    sc_note_plain_action_type(type)
+    return true
+  }
+}
+
 extension Reduction {
   // A non-Sendable function made on the main actor may drop its isolation: it cannot leave the
   // main actor's region (SE-0434). The store keeps it in `_reduce`, which it calls only on the

@@ -18,8 +18,8 @@ import Dispatch
 /// because a thread may still be running the chain it read (C16).
 @usableFromInline
 final class StoreCore<State: Sendable>: StoreEngine {
-  /// Sends an action a middleware dispatched somewhere other than the reducer, such as a thunk
-  /// to its runner.
+  /// Sends a dispatched action somewhere other than the reducer: a thunk to its runner, whatever
+  /// the static type it was dispatched as.
   ///
   /// Returns whether it did. The one hook the layers above the engine have into it.
   @usableFromInline

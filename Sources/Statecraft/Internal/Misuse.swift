@@ -89,9 +89,9 @@ enum Misuse {
   static func thunkReachedReducer(_ action: any Action) -> Never {
     fatalError(
       """
-      Statecraft: the thunk \(describe(action)) reached the reducer. It was dispatched as \
-      `any Action` to a store without the thunk middleware. Dispatch it with its own type \
-      (store.dispatch(thunk)), or add createThunkMiddleware() to the store's middleware.
+      Statecraft: the thunk \(describe(action)) reached the reducer: a middleware passed it to \
+      `next`, or `_defaultDispatch` was given it. Dispatch a thunk (store.dispatch(thunk), or a \
+      middleware's `dispatch`): the store runs it, whatever its static type.
       """
     )
   }

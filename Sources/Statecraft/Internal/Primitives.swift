@@ -489,6 +489,16 @@ func typeIdentifier(of action: any Action) -> ObjectIdentifier {
   return identifier(action)
 }
 
+/// The address of the type metadata of the action at `action`, read without copying it.
+///
+/// An `any Action` container is three words of value buffer, then the metadata (Swift's ABI,
+/// docs/ABI/TypeLayout.rst, "Existential Container Layout"): the same identity as
+/// ``typeIdentifier(of:)``'s.
+@inlinable
+func typeAddress(ofActionAt action: UnsafePointer<any Action>) -> UInt {
+  UnsafeRawPointer(action).load(fromByteOffset: 3 * MemoryLayout<UInt>.size, as: UInt.self)
+}
+
 // MARK: - The value a step saw last
 
 /// The value a subscription step saw last.

@@ -1,8 +1,7 @@
 /// Creates ReSwift-Thunk's middleware, which runs the thunks that reach it.
 ///
-/// The store already runs thunks dispatched as ``Thunk`` or ``AsyncThunk``; in a store, this
-/// middleware catches those that were type-erased on the way, at its place in the chain, and
-/// hands them to the store, so they can be awaited and cancelled like any other.
+/// A store already runs every thunk dispatched to it, whatever its static type, so in a store
+/// this middleware has nothing left to do; it stays for ReSwift-Thunk code that installs it.
 ///
 /// Called outside a store, in a chain built by hand or by a test, it runs each thunk of `State`
 /// itself with the `dispatch` and `getState` it was handed, ReSwift-Thunk's contract: a body that

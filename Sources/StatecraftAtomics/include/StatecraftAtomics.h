@@ -94,6 +94,25 @@ static inline void sc_checks_set(uint64_t slow_reduction, uint64_t storm_limit) 
   __atomic_store_n(&sc_checks_storm_limit_value, storm_limit, __ATOMIC_RELAXED);
 }
 
+// Action types known not to be thunks (`StartedByTheStore`), by the address of their metadata:
+// a direct-mapped cache of 64 words, so that every dispatch can ask "is this a thunk?" with a
+// load and a compare, and pays a dynamic cast only for a type it has not seen in its slot.
+// Process-wide, because the answer belongs to the type, not to a store; relaxed, because a lost
+// or torn write only means a cast more.
+extern uint64_t sc_plain_action_types[64];
+
+static inline uint64_t *sc_plain_action_slot(uint64_t type) {
+  return &sc_plain_action_types[(type >> 4) & 63];
+}
+
+static inline int sc_is_plain_action_type(uint64_t type) {
+  return __atomic_load_n(sc_plain_action_slot(type), __ATOMIC_RELAXED) == type;
+}
+
+static inline void sc_note_plain_action_type(uint64_t type) {
+  __atomic_store_n(sc_plain_action_slot(type), type, __ATOMIC_RELAXED);
+}
+
 // The main-queue check (`MainQueue.isCurrent`) asks libdispatch directly. Swift's
 // `DispatchQueue.getSpecific` boxes the value and casts it back, and the store asks once per
 // dispatch. libdispatch comes
