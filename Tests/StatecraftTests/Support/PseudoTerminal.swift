@@ -75,8 +75,12 @@ private func runInPseudoTerminalBlocking(
   }
   for line in lines {
     readUntil { $0.hasSuffix(prompt) }
+    let typedAt = screen.utf8.count
     _ = (line + "\n").withCString { write(master, $0, strlen($0)) }
-    readUntil { $0.contains(line) }  // the terminal echoes what was typed
+    // The terminal echoes what was typed, after where it was typed: text earlier on the screen
+    // that contains the line (the command list names "undo") must not count, or the next line
+    // is typed before the program has answered this one.
+    readUntil { String(decoding: $0.utf8.dropFirst(typedAt), as: UTF8.self).contains(line) }
   }
   readUntil { _ in false }
   process.waitUntilExit()
