@@ -232,6 +232,59 @@ for number in omitted:
     print(f"step {number} (not sent): {found[0]}")
 print(f"states not sent in a burst (steps {omitted}) load from the app when selected, with their diff")
 
+# 2b. The selected action's values as a tree; the action and the state as raw JSON, shown and
+# copied, read back from the clipboard and compared with what the app holds.
+driver.execute_cdp_cmd("Browser.grantPermissions", {
+    "origin": base, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+
+
+def copied(button, what):
+    """Presses the copy button `button` and returns what the clipboard holds, parsed."""
+    driver.execute_script("delete document.body.dataset.copied")
+    driver.find_element(By.ID, button).click()
+    wait_for(f"the {what} copied", lambda: body(driver, "copied") in (button, "failed"), 10)
+    expect(body(driver, "copied") == button, f"copying the {what} failed")
+    pasted = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "navigator.clipboard.readText().then(done, error => done('unreadable: ' + error))")
+    try:
+        return json.loads(pasted)
+    except ValueError:
+        raise AssertionError(f"the {what} copied is not JSON: {pasted[:300]!r}")
+
+
+def raw(element_id):
+    shown = text(driver, element_id)
+    return json.loads(shown) if shown.startswith("{") else None
+
+
+click_step(driver, 2)
+tree = text(driver, "action")
+expect("add" in tree and '"milk"' in tree, f"step 2's values are not shown as a tree: {tree!r}")
+driver.find_element(By.CSS_SELECTOR, "#raw summary").click()
+milk = {"type": "NotesCore.NoteAction", "payload": {"add": {"_0": "milk"}}}
+shown = wait_for("the raw JSON opened", lambda: raw("action-raw"), 10)
+expect(shown == milk, f"step 2's raw action: {shown!r}")
+expect(copied("copy-action", "action") == milk, "step 2: the action copied differs")
+click_step(driver, 5)
+expect("s3cret-token" not in text(driver, "action") + text(driver, "action-raw"),
+       "the redacted token is in the action's tree or raw JSON")
+expect(raw("action-raw")["payload"]["logIn"]["token"] == "<redacted>", "the login's raw action")
+click_step(driver, 6)
+expected = app.state()
+expected["session"]["token"] = "<redacted>"
+shown = wait_for("the raw state after the last step", lambda: raw("state-raw"))
+expect(shown == expected, f"the raw state is not the app's: {shown} != {expected}")
+expect(copied("copy-state", "state") == expected, "the state copied is not the app's")
+action = copied("copy-action", "action")
+expect(action["payload"] == {"add": {"_0": hostile}}, f"the hostile action copied: {action}")
+expect(hostile in text(driver, "action") and hostile in text(driver, "action-raw"),
+       "the hostile note is not shown as text in the action's tree and raw JSON")
+expect(not driver.find_elements(By.CSS_SELECTOR, "#detail img"), "markup from the app became an element")
+expect(body(driver, "pwned") is None, "markup from the app ran in the page")
+driver.find_element(By.CSS_SELECTOR, "#raw summary").click()
+print("the action's values as a tree; the action and the state as raw JSON, copied, equal the app's")
+
 # The header and the rows say true things: the count and the step's position agree, also when
 # actions arrive while an earlier step is selected; a live step has no line in a file.
 expect(header_agrees(driver), f"header: {text(driver, 'action-count')} · {text(driver, 'step-label')}")

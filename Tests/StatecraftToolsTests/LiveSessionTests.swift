@@ -73,6 +73,12 @@ import Testing
     #expect(first[0] == .null, "a live step has no line")
     #expect(first[3] == .string("3"))
     #expect(
+      first[5]
+        == .object([
+          "name": .string("books/load"), "requestID": .integer(1), "phase": .string("fulfilled"),
+          "value": .integer(3),
+        ]), "a live step carries its action as JSON, for the page's tree and raw view")
+    #expect(
       data["actionTypes"]
         == .array([
           .array([.string("A.NoteAction"), .string("A.NoteAction")]),

@@ -73,6 +73,28 @@ import Testing
     #expect(html.contains("<title>&lt;b&gt;notes&lt;/b&gt; · Statecraft session</title>"))
   }
 
+  /// Issue 38.3: the page shows each action's values as a tree and as raw JSON, from the
+  /// action as the recording holds it, markup included, and never as an element of the page.
+  @Test func thePageHoldsEachActionAsTheRecordingHoldsIt() throws {
+    let markup = "</script><img src=x onerror=alert(1)>"
+    let report = try report(["milk", markup])
+    #expect(
+      report.steps.map(\.payload) == [
+        .object(["text": .string("milk")]), .object(["text": .string(markup)]),
+      ])
+    let data = try JSONValue.parse(Data(report.pageData().utf8))
+    guard case .object(let page) = data, case .array(let actions)? = page["actions"],
+      case .array(let second) = actions[1]
+    else {
+      Issue.record("the page's data holds no actions: \(data)")
+      return
+    }
+    #expect(second[5] == .object(["text": .string(markup)]))
+    let html = try report.html(title: "notes")
+    #expect(html.contains(#"<pre id="action-raw"></pre>"#) && html.contains("copy-state"))
+    #expect(!html.contains("<img"), "the markup is not in the page as written")
+  }
+
   @Test func aGeneratedTestHoldsTheChangesOfEachStep() throws {
     let test = try report(["a", "b"]).swiftTest(
       named: "notes session",

@@ -16,7 +16,7 @@ extension SessionReport {
       pageTemplate,
       with: [
         "__TITLE__": escapeHTML(title), "__DATA__": empty.jsonText(scriptSafe: true),
-        "__LIVE__": liveScript,
+        "__ACTION_VIEW__": actionViewScript, "__LIVE__": liveScript,
       ])
   }
 

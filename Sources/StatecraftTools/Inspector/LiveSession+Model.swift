@@ -109,6 +109,8 @@ extension LiveSession {
         .null, .number(time ?? 0), .integer(Int64(typeIndex)),
         shown.label.map(JSONValue.string) ?? .null,
         index,
+        // The action as JSON, for the page's tree and raw view; its bytes count in `bytes`.
+        object["payload"] ?? .null,
       ]))
     model.patches.append(patch)
     model.stepBytes.append(bytes)
