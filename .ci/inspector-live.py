@@ -350,6 +350,68 @@ shot(driver, "live-4-skipped.png")
 expect(body(driver, "pwned") is None, "markup from the app ran in the page")
 print("time travel: jump, wait while paused, typed dispatch, resume and skip reach the app")
 
+# 5a. Export the live session as a recording file; `inspect` reads it; import it back into the
+# page, which shows it as a file's page; malformed and oversized files are refused clearly.
+downloads = os.path.abspath(os.path.join(out, "downloads"))
+os.makedirs(downloads, exist_ok=True)
+driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+shown_count = int(body(driver, "liveCount"))
+driver.find_element(By.ID, "live-export").click()
+exported = wait_for("the exported recording in the downloads", lambda: [
+    os.path.join(downloads, name) for name in os.listdir(downloads)
+    if name.startswith("session-") and name.endswith(".jsonl")], 20)[0]
+listing = subprocess.run([inspect_bin, exported], capture_output=True, text=True, timeout=60)
+expect(listing.returncode == 0, f"inspect could not read the export: {listing.stderr}")
+listed = [line for line in listing.stdout.splitlines() if re.match(r"\d+\t", line)]
+expect(len(listed) == shown_count, f"inspect lists {len(listed)} actions, the page {shown_count}")
+expect("NoteAction add(\"typed\")" in listing.stdout, f"inspect's listing: {listing.stdout}")
+last = subprocess.run([inspect_bin, exported, "--state", str(shown_count)], capture_output=True,
+                      text=True, timeout=60)
+expected = app.state()
+expected["session"]["token"] = "<redacted>"
+expect(json.loads(last.stdout) == expected, f"the exported last state is not the app's: {last.stdout[:300]}")
+print(f"export: {shown_count} steps, read by inspect, its last state the app's")
+driver.find_element(By.ID, "live-import").send_keys(exported)
+wait_for("the imported file on the page", lambda: body(driver, "liveImported") == os.path.basename(exported))
+wait_for("the imported steps", lambda: body(driver, "liveCount") == str(shown_count))
+expect(not driver.find_element(By.ID, "live-jump").is_displayed(), "the app's controls show on an imported file")
+click_step(driver, shown_count - 1)
+state_text = text(driver, "state")
+expect('"milk"' in state_text and '"ham"' in state_text and "eggs" not in state_text
+       and '"typed"' not in state_text, f"the imported step {shown_count - 1}: {state_text[:300]}")
+driver.execute_script("select(count, true)")
+driver.find_element(By.CSS_SELECTOR, "#raw summary").click()
+expect(wait_for("the imported last state", lambda: raw("state-raw"), 10) == expected,
+       "the imported file's last state is not the app's")
+driver.find_element(By.CSS_SELECTOR, "#raw summary").click()
+expect(body(driver, "pwned") is None, "markup from the imported file ran in the page")
+app.type("login bob t2")
+wait_for("the app's next action", lambda: app.state()["session"]["user"] == "bob")
+expect(body(driver, "liveCount") == str(shown_count), "the imported page listed the app's new action")
+# A file that is not a recording, and one over the page's limit: each refused with a reason.
+malformed = os.path.abspath(os.path.join(out, "malformed.jsonl"))
+with open(malformed, "wb") as f:
+    f.write(b"\x00\xff not json </script><img src=x onerror=document.body.dataset.pwned=9>\n")
+driver.find_element(By.ID, "live-import").send_keys(malformed)
+wait_for("the error for a file that is not a recording",
+         lambda: "not a Statecraft recording" in (body(driver, "liveError") or ""))
+huge = os.path.abspath(os.path.join(out, "huge.jsonl"))
+with open(huge, "wb") as f:
+    f.truncate((64 << 20) + 1)
+driver.find_element(By.ID, "live-import").send_keys(huge)
+wait_for("the error for a file over the limit",
+         lambda: "a page imports at most" in (body(driver, "liveError") or ""))
+with socket.create_connection(("127.0.0.1", port), timeout=10) as raw_socket:
+    raw_socket.sendall(f"POST /import HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Statecraft-Token: {token}\r\n"
+                       f"Content-Length: {(64 << 20) + 1}\r\n\r\n".encode())
+    expect(raw_socket.recv(64).startswith(b"HTTP/1.1 400"), "the inspector took a body over the limit")
+expect(body(driver, "pwned") is None, "markup from a malformed file ran in the page")
+expect(body(driver, "liveCount") == str(shown_count), "a refused import changed the page")
+driver.find_element(By.ID, "live-back").click()
+wait_for("the page back on the app", lambda: body(driver, "liveImported") is None
+         and body(driver, "liveCount") == str(shown_count + 1), 20)
+print("import: the export shown as a file's page, steps and states the app's; bad files refused")
+
 # 5b. The inspector goes away and comes back on the same port with the same token: the app
 # connects again, and the page shows what it dispatches next, with the whole state.
 inspector.terminate()

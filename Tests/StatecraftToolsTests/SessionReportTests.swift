@@ -95,6 +95,31 @@ import Testing
     #expect(!html.contains("<img"), "the markup is not in the page as written")
   }
 
+  /// Issue 38.3: a page imports a recording through the checks of any recording; a file that
+  /// is none, or is too large, is refused with what to do instead.
+  @Test func anImportedFileIsARecordingOrARefusalThatSaysWhy() throws {
+    let line = #"{"index":0,"payload":{"text":"a"},"state":{"items":["a"]},"time":0.1,"type":"T"}"#
+    let data = try SessionReport.pageData(importing: Array((line + "\n").utf8))
+    guard case .object(let page) = try JSONValue.parse(Data(data.utf8)),
+      case .array(let actions)? = page["actions"]
+    else {
+      Issue.record("the import's data is not the page's: \(data)")
+      return
+    }
+    #expect(actions.count == 1)
+    #expect(throws: SessionReport.ImportError.self) {
+      try SessionReport.pageData(importing: Array("\u{0}\u{FF} not json\n".utf8))
+    }
+    #expect(throws: SessionReport.ImportError.self) { try SessionReport.pageData(importing: []) }
+    do {
+      _ = try SessionReport.pageData(
+        importing: [UInt8](repeating: 10, count: SessionReport.maximumImportBytes + 1))
+      Issue.record("a file over the limit was imported")
+    } catch {
+      #expect(error.description.contains("inspect FILE --html"))
+    }
+  }
+
   @Test func aGeneratedTestHoldsTheChangesOfEachStep() throws {
     let test = try report(["a", "b"]).swiftTest(
       named: "notes session",

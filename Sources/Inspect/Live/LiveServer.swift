@@ -227,7 +227,8 @@ final class LiveServer: Sendable {
     let request: HTTPConnection.Request
     do throws(HTTPConnection.RequestError) {
       request = try connection.readRequest(
-        before: .now() + .nanoseconds(Int(clamping: limits.requestTimeout.nanoseconds)))
+        before: .now() + .nanoseconds(Int(clamping: limits.requestTimeout.nanoseconds)),
+        maximumBody: { $0 == "/import" ? SessionReport.maximumImportBytes : 64 * 1_024 })
     } catch {
       switch error {
       case .closed: break
@@ -268,7 +269,7 @@ final class LiveServer: Sendable {
       }
       holdsToken(slot)
       streamEvents(to: connection)
-    case ("POST", "/command"):
+    case ("POST", "/command"), ("GET", "/export"), ("POST", "/import"):
       guard isToken(request.headers["x-statecraft-token"]) else {
         connection.respond(status: "403 Forbidden", body: refused)
         return
@@ -280,7 +281,11 @@ final class LiveServer: Sendable {
         connection.respond(status: "403 Forbidden", body: Array("foreign origin\n".utf8))
         return
       }
-      command(request, connection)
+      switch request.path {
+      case "/export": exportRecording(connection)
+      case "/import": importRecording(request, connection)
+      default: command(request, connection)
+      }
     case ("GET", "/app"):
       let bearer = request.headers["authorization"].flatMap {
         $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil

@@ -27,13 +27,18 @@ extension SessionReport {
     #live-panel input { font: inherit; }
     #live-status.paused { color: #9a6700; font-weight: bold; }
     #live-error { color: #cf222e; }
+    #live-back, body.imported .app-only { display: none; }
+    body.imported #live-back { display: inline; }
     </style>
     <div id="live-panel">
       <span id="live-status">waiting for an app to connect</span>
-      <button id="live-jump" type="button">Jump the app here</button>
-      <button id="live-resume" type="button">Resume</button>
-      <button id="live-skip" type="button">Skip / unskip this action</button>
-      <form id="live-dispatch">
+      <button id="live-back" type="button">Back to the app</button>
+      <button id="live-jump" class="app-only" type="button">Jump the app here</button>
+      <button id="live-resume" class="app-only" type="button">Resume</button>
+      <button id="live-skip" class="app-only" type="button">Skip / unskip this action</button>
+      <button id="live-export" class="app-only" type="button">Export</button>
+      <label>Import <input id="live-import" type="file" accept=".jsonl,.json,application/x-ndjson"></label>
+      <form id="live-dispatch" class="app-only">
         <input id="live-type" list="live-types" placeholder="action type, as the list shows it" size="28" aria-label="action type" autocomplete="off">
         <datalist id="live-types"></datalist>
         <input id="live-payload" placeholder='payload as JSON: {"add":{"_0":"milk"}}' size="36" aria-label="payload">
@@ -197,6 +202,7 @@ extension SessionReport {
         catch (error) { showError("the payload is not JSON: " + error.message); return; }
         send({ command: "dispatch", type: document.getElementById("live-type").value, payload });
       });
+    \#(SessionReport.liveRecordingsScript)
       const events = new EventSource("/events?token=" + encodeURIComponent(token));
       events.addEventListener("reset", event => reset(JSON.parse(event.data)));
       events.addEventListener("actionTypes", event => offerActionTypes(JSON.parse(event.data).actionTypes));

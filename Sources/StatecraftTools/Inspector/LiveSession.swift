@@ -45,7 +45,7 @@ package final class LiveSession: Sendable {
     }
   }
 
-  private let model: Locked<Model>
+  let model: Locked<Model>
   private let clients = Locked<[ObjectIdentifier: Client]>([:])
   private let app = Locked<(@Sendable ([UInt8]) -> Bool)?>(nil)
 
