@@ -412,6 +412,41 @@ wait_for("the page back on the app", lambda: body(driver, "liveImported") is Non
          and body(driver, "liveCount") == str(shown_count + 1), 20)
 print("import: the export shown as a file's page, steps and states the app's; bad files refused")
 
+# 5a2. Pause recording: the page lists nothing new while the app goes on; resume lists what came
+# meanwhile and says how many.
+before = int(body(driver, "liveCount"))
+driver.find_element(By.ID, "live-record").click()
+wait_for("recording paused", lambda: body(driver, "liveRecordingPaused") == "1")
+for note in ("p1", "p2", "p3"):
+    app.type("add " + note)
+wait_for("the app's notes, added while recording is paused", lambda: app.texts()[-3:] == ["p1", "p2", "p3"])
+wait_for("the page counting what it did not list", lambda: body(driver, "liveNotListed") == "3")
+expect(body(driver, "liveCount") == str(before), "the page listed actions while recording was paused")
+driver.find_element(By.ID, "live-record").click()
+wait_for("what came while paused, listed", lambda: body(driver, "liveCount") == str(before + 3))
+expect(body(driver, "liveCame") == "3" and "3 actions came while paused" in text(driver, "live-recording"),
+       f"resume says: {text(driver, 'live-recording')!r}")
+print("pause recording: the page listed nothing while the app added 3 notes; resume listed them")
+
+# 5a3. Lock: the app drops the actions it dispatches itself, and takes the page's.
+driver.find_element(By.ID, "live-lock").click()
+wait_for("the app locked", lambda: body(driver, "liveLocked") == "0")
+texts = app.texts()
+app.type("add locked-out")
+wait_for("the app's own action dropped, and counted", lambda: body(driver, "liveLocked") == "1")
+expect(app.texts() == texts, f"a locked app took its own action: {app.texts()}")
+expect("1 dropped" in text(driver, "live-status"), f"status while locked: {text(driver, 'live-status')!r}")
+driver.find_element(By.ID, "live-type").send_keys("NoteAction")
+driver.find_element(By.ID, "live-payload").send_keys('{"add":{"_0":"from-page"}}')
+driver.find_element(By.CSS_SELECTOR, "#live-dispatch button").click()
+wait_for("the page's action taken by the locked app", lambda: app.texts()[-1] == "from-page")
+expect(app.texts() == texts + ["from-page"], f"while locked: {app.texts()}")
+driver.find_element(By.ID, "live-lock").click()
+wait_for("the app unlocked", lambda: body(driver, "liveLocked") == "")
+app.type("add after-unlock")
+wait_for("the app's own action taken again", lambda: app.texts()[-1] == "after-unlock")
+print("lock: the app dropped its own action and took the page's; unlocked, it takes its own")
+
 # 5b. The inspector goes away and comes back on the same port with the same token: the app
 # connects again, and the page shows what it dispatches next, with the whole state.
 inspector.terminate()
@@ -428,12 +463,12 @@ app.type("add back")
 wait_for("the action after connecting again", lambda: body(driver, "liveCount") == "1")
 driver.execute_script("select(count, true)")
 wait_for("the whole state after connecting again",
-         lambda: "back" in driver.find_element(By.ID, "state").text
-         and "milk" in driver.find_element(By.ID, "state").text)
+         lambda: "back" in text(driver, "state") and "milk" in text(driver, "state"))
 print("the app connects again to an inspector started again with the same port and token")
 
 # 5c. The app's AsyncThunks on the live page: each lifecycle action by its thunk's name and
 # phase, in the list and the filter; the header stays true while an earlier step is selected.
+notes_count = len(app.texts())  # what a sync finds
 app.type("sync 5")
 app.type("wait")
 wait_for("the first sync on the page", lambda: body(driver, "liveCount") == "3")
@@ -442,7 +477,8 @@ app.type("sync offline")
 app.type("wait")
 wait_for("the syncs on the page", lambda: body(driver, "liveCount") == "5")
 rows = wait_for("the syncs' rows", lambda: text(driver, "rows"))
-for shown in ("notes/sync · pending", "notes/sync · fulfilled 5", "notes/sync · rejected offline"):
+for shown in ("notes/sync · pending", f"notes/sync · fulfilled {notes_count}",
+              "notes/sync · rejected offline"):
     expect(shown in rows, f"the live list does not show {shown}: {rows}")
 options = driver.execute_script('return [...document.querySelectorAll("#filter option")].map(o => o.textContent)')
 expect("notes/sync · fulfilled" in options and "NoteAction" in options,

@@ -188,6 +188,31 @@ import Testing
     live.close()
   }
 
+  /// Issue 38.3: while the page locks the app, the app's own actions are dropped and counted,
+  /// the page's dispatches are taken; once unlocked, the app's actions are taken again.
+  @Test func aLockedAppDropsItsOwnActionsAndTakesThePages() async throws {
+    let inspector = try Inspector()
+    let live = try LiveInspection<[Int]>(url: inspector.url, registry: Self.registry)
+    let store = Self.store(inspectedBy: live)
+    store.dispatch(Step.add(1))
+    live.flush()
+    func lastStatus() -> String? { inspector.lines.last { $0.hasPrefix(#"{"status""#) } }
+    inspector.send(#"{"command":"lock","locked":true}"#)
+    #expect(await eventually { lastStatus()?.contains(#""locked":true"#) == true })
+    store.dispatch(Step.add(2))
+    #expect(store.state == [1], "the locked app took its own action")
+    inspector.send(
+      #"{"command":"dispatch","type":"\#(String(reflecting: Step.self))","payload":{"add":{"_0":3}}}"#
+    )
+    #expect(await eventually { store.state == [1, 3] })
+    #expect(await eventually { lastStatus()?.contains(#""droppedWhileLocked":1"#) == true })
+    inspector.send(#"{"command":"lock","locked":false}"#)
+    #expect(await eventually { lastStatus()?.contains(#""locked":false"#) == true })
+    store.dispatch(Step.add(4))
+    #expect(store.state == [1, 3, 4])
+    live.close()
+  }
+
   @Test func aBurstSendsTheFirstStateAndTheLastAndOmitsTheStatesBetween() async throws {
     let inspector = try Inspector()
     // No state is due again within the test: only the store's first state is taken as it is

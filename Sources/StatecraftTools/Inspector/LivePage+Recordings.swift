@@ -1,12 +1,62 @@
 extension SessionReport {
-  // The live page's Export and Import. Part of the live script's closure (`liveScript`), so it
-  // uses its `token`, `reset`, `showError` and `events`.
+  // The live page's Lock, Pause recording, Export and Import. Part of the live script's closure
+  // (`liveScript`), so it uses its `token`, `send`, `reset`, `showError`, `events` and `connect`.
+  //
+  // Lock sends a command: the app drops its own actions while locked. Pause recording is the
+  // page's: it counts what it does not list, and on resume reconnects, so that the inspector
+  // sends what it keeps, and says how many steps came meanwhile and how many it no longer keeps.
   //
   // Export downloads the session the inspector keeps as a recording file. Import sends a
   // recording file to the inspector, which reads it with the checks and limits of any recording
   // (`pageData(importing:)`), and shows it as the page of a file: the page stops following the
   // app, and its app controls are hidden, until "Back to the app".
   static let liveRecordingsScript = #"""
+      // Lock: the app drops the actions it dispatches itself; the page's dispatches pass.
+      const lockButton = document.getElementById("live-lock");
+      lockButton.addEventListener("click", () => {
+        send({ command: "lock", locked: document.body.dataset.liveLocked === undefined || document.body.dataset.liveLocked === "" });
+      });
+      // Pause recording: the page stops listing, the app and the inspector go on.
+      const recordButton = document.getElementById("live-record"), recordingText = document.getElementById("live-recording");
+      let notListedCount = 0, pausedAfter = null;
+      function notListed(actions) {
+        notListedCount += actions;
+        recordingText.textContent = "recording paused: " + notListedCount + " new action" + (notListedCount === 1 ? "" : "s") + " not listed";
+        document.body.dataset.liveNotListed = String(notListedCount);
+      }
+      recordButton.addEventListener("click", () => {
+        if (!recordingPaused) {
+          recordingPaused = true;
+          notListedCount = 0;
+          pausedAfter = { total: offset + count, startedAt: data.startedAt };
+          recordButton.textContent = "Resume recording";
+          document.body.dataset.liveRecordingPaused = "1";
+          notListed(0);
+        } else {
+          recordingPaused = false;
+          recordButton.textContent = "Pause recording";
+          document.body.dataset.liveRecordingPaused = "";
+          // The inspector sends what it keeps of the session to a page that connects.
+          events.close();
+          connect();
+        }
+      });
+      // How many steps came between pause and this reset, and how many of them the inspector no
+      // longer keeps; null when recording was not paused.
+      function whatCameWhilePaused(next) {
+        if (pausedAfter === null) return null;
+        const before = pausedAfter;
+        pausedAfter = null;
+        if (next.startedAt !== before.startedAt) return { restarted: true };
+        const first = next.firstStep || 0;
+        return { came: first + next.actions.length - before.total, notKept: Math.max(0, first - before.total) };
+      }
+      function showWhatCame(what) {
+        recordingText.textContent = what.restarted ? "recording resumed: the app's session started again meanwhile"
+          : "recording resumed: " + what.came + " action" + (what.came === 1 ? "" : "s") + " came while paused"
+            + (what.notKept ? "; the " + what.notKept + " oldest of them are no longer kept by the inspector" : "");
+        document.body.dataset.liveCame = what.restarted ? "restarted" : String(what.came);
+      }
       const maximumImport = \#(SessionReport.maximumImportBytes);
       document.getElementById("live-export").addEventListener("click", () => {
         errorText.textContent = "";

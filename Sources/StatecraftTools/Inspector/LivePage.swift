@@ -36,6 +36,9 @@ extension SessionReport {
       <button id="live-jump" class="app-only" type="button">Jump the app here</button>
       <button id="live-resume" class="app-only" type="button">Resume</button>
       <button id="live-skip" class="app-only" type="button">Skip / unskip this action</button>
+      <button id="live-lock" class="app-only" type="button">Lock the app</button>
+      <button id="live-record" class="app-only" type="button">Pause recording</button>
+      <span id="live-recording"></span>
       <button id="live-export" class="app-only" type="button">Export</button>
       <label>Import <input id="live-import" type="file" accept=".jsonl,.json,application/x-ndjson"></label>
       <form id="live-dispatch" class="app-only">
@@ -166,7 +169,11 @@ extension SessionReport {
         else if (status.pausedAt === null) statusText.textContent = "app running";
         else statusText.textContent = "app paused at step #" + stepOfIndex(status.pausedAt) + ", " + status.waiting + " waiting"
           + (status.droppedWhilePaused ? ", " + status.droppedWhilePaused + " dropped" : "");
-        statusText.className = status.pausedAt === null ? "" : "paused";
+        if (status.locked) statusText.textContent += " · locked: the app ignores its own actions"
+          + (status.droppedWhileLocked ? " (" + status.droppedWhileLocked + " dropped)" : "");
+        document.body.dataset.liveLocked = status.locked ? String(status.droppedWhileLocked || 0) : "";
+        lockButton.textContent = status.locked ? "Unlock the app" : "Lock the app";
+        statusText.className = status.pausedAt === null && !status.locked ? "" : "paused";
         renderRows();
       }
       // The row number of the action the app numbered `index`.
@@ -202,21 +209,36 @@ extension SessionReport {
         catch (error) { showError("the payload is not JSON: " + error.message); return; }
         send({ command: "dispatch", type: document.getElementById("live-type").value, payload });
       });
+      // While recording is paused, the page lists nothing new and counts what it did not list;
+      // on resume it asks the inspector for its whole session again (`liveRecordingsScript`).
+      let events = null, recordingPaused = false;
     \#(SessionReport.liveRecordingsScript)
-      const events = new EventSource("/events?token=" + encodeURIComponent(token));
-      events.addEventListener("reset", event => reset(JSON.parse(event.data)));
-      events.addEventListener("actionTypes", event => offerActionTypes(JSON.parse(event.data).actionTypes));
-      events.addEventListener("steps", event => append(JSON.parse(event.data)));
-      events.addEventListener("status", event => showStatus(JSON.parse(event.data)));
-      events.addEventListener("state", event => {
-        const message = JSON.parse(event.data), k = message.step - offset;
-        loaded.set(k, message.state);
-        document.body.dataset.liveLoaded = String(loaded.size);
-        if (k === step || k === step - 1) renderState();
-      });
-      events.addEventListener("problem", event => showError(JSON.parse(event.data).error));
-      events.addEventListener("open", () => { document.body.dataset.liveConnected = "true"; });
-      events.addEventListener("error", () => { statusText.textContent = "the inspector is not reachable"; });
+      function connect() {
+        events = new EventSource("/events?token=" + encodeURIComponent(token));
+        events.addEventListener("reset", event => {
+          if (recordingPaused) return;
+          const next = JSON.parse(event.data);
+          const came = whatCameWhilePaused(next);
+          reset(next);
+          if (came !== null) showWhatCame(came);
+        });
+        events.addEventListener("actionTypes", event => offerActionTypes(JSON.parse(event.data).actionTypes));
+        events.addEventListener("steps", event => {
+          const message = JSON.parse(event.data);
+          if (recordingPaused) notListed(message.actions.length); else append(message);
+        });
+        events.addEventListener("status", event => showStatus(JSON.parse(event.data)));
+        events.addEventListener("state", event => {
+          const message = JSON.parse(event.data), k = message.step - offset;
+          loaded.set(k, message.state);
+          document.body.dataset.liveLoaded = String(loaded.size);
+          if (k === step || k === step - 1) renderState();
+        });
+        events.addEventListener("problem", event => showError(JSON.parse(event.data).error));
+        events.addEventListener("open", () => { document.body.dataset.liveConnected = "true"; });
+        events.addEventListener("error", () => { statusText.textContent = "the inspector is not reachable"; });
+      }
+      connect();
     })();
     </script>
     """#

@@ -18,6 +18,7 @@ extension LiveInspection {
     case ("resume", _): send(.resume, to: dispatch)
     case ("skip", let index?): send(.skip(index), to: dispatch)
     case ("state", let index?): sendState(after: index)
+    case ("lock", _): lock(object["locked"] == .bool(true))
     case ("dispatch", _):
       guard case .string(let shown)? = object["type"] else {
         return sendError("dispatch needs the action's type")
@@ -34,7 +35,14 @@ extension LiveInspection {
       }
       do {
         let payload = object["payload"] ?? .object([:])
-        dispatch?(try decode(Data(payload.jsonText().utf8)))
+        let action = try decode(Data(payload.jsonText().utf8))
+        // While locked, the middleware lets this one through.
+        core.withLock { core in
+          if core.isLocked {
+            core.fromInspector[String(reflecting: Swift.type(of: action)), default: 0] += 1
+          }
+        }
+        dispatch?(action)
       } catch {
         sendError(
           "\(type) cannot be decoded from \(object["payload"]?.jsonText() ?? "null"): \(error)")
@@ -177,11 +185,34 @@ extension LiveInspection {
     }
   }
 
+  /// Locks or unlocks the app: while locked, the middleware drops the app's own actions.
+  private func lock(_ locked: Bool) {
+    let dropped = core.withLock { core -> Int in
+      defer {
+        core.isLocked = locked
+        core.droppedWhileLocked = 0
+        core.fromInspector = [:]
+      }
+      return core.isLocked && !locked ? core.droppedWhileLocked : 0
+    }
+    isLockedFlag.store(locked, ordering: .releasing)
+    if dropped > 0 {
+      Self.warn(
+        "LiveInspection: unlocked; \(dropped) of the app's actions were dropped while locked")
+    }
+    sendStatus()
+  }
+
+  /// A warning for the app's developer, on standard error: debug builds only inspect.
+  static func warn(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+  }
+
   func sendStatus() {
-    let (paused, waiting, dropped, skipped, first, last) = core.withLock {
+    let (paused, waiting, dropped, skipped, first, last, locked, ignored) = core.withLock {
       (
         $0.pausedAt, $0.waiting.count, $0.droppedWhilePaused, $0.history.skipped,
-        $0.history.firstIndex, $0.history.lastIndex
+        $0.history.firstIndex, $0.history.lastIndex, $0.isLocked, $0.droppedWhileLocked
       )
     }
     stream.enqueue(
@@ -193,6 +224,8 @@ extension LiveInspection {
           "skipped": .array(skipped.map { .integer(Int64($0)) }),
           "heldFrom": first.map { .integer(Int64($0)) } ?? .null,
           "heldTo": last.map { .integer(Int64($0)) } ?? .null,
+          "locked": .bool(locked),
+          "droppedWhileLocked": .integer(Int64(ignored)),
         ])
       ]))
   }

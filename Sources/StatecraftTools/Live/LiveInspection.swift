@@ -42,7 +42,9 @@ import Statecraft
 ///   reducer, and the page shows them;
 /// - show the state after an action whose state was not sent: the app computes it again from the
 ///   actions it holds, as for a jump, without changing the store;
-/// - dispatch an action typed as JSON, which `registry` decodes.
+/// - dispatch an action typed as JSON, which `registry` decodes;
+/// - lock the app: until unlocked, the middleware drops the actions the app dispatches itself
+///   (counted on the page, with a warning on standard error), and takes the page's.
 ///
 /// If the inspector goes away, the app keeps its history, encodes nothing for it
 /// (``isConnected`` is `false`), and tries to connect again every `reconnectInterval`; an
@@ -62,13 +64,15 @@ public final class LiveInspection<State: Sendable>: Sendable {
   /// What every dispatch reads, in one allocation: whether the page moved the store back in
   /// time, whether the store's first action went by, how many of the page's commands were
   /// dispatched and not yet carried out, and whether the reducer is to set the state (a load
-  /// each, where a dynamic type check of every action cost more).
-  @usableFromInline let words = AtomicWords(count: 4)
+  /// each, where a dynamic type check of every action cost more), and whether the page locked
+  /// the app.
+  @usableFromInline let words = AtomicWords(count: 5)
   var isPausedFlag: AtomicWord<Bool> { words[0] }
   var hasSeenFirstAction: AtomicWord<Bool> { words[1] }
   var commandsPending: AtomicWord<Int> { words[2] }
   /// Set around the page's state replacement, which the reducer wrapper returns.
   @usableFromInline static var isReplacing: Int { 3 }
+  var isLockedFlag: AtomicWord<Bool> { words[4] }
   let reducerBox = Locked<Reducer<State>?>(nil)
 
   struct Core: Sendable {
@@ -77,6 +81,11 @@ public final class LiveInspection<State: Sendable>: Sendable {
     var pausedAt: Int?
     var waiting: [any Action] = []
     var droppedWhilePaused = 0
+    /// Whether the page locked the app: its own actions are dropped, the page's pass.
+    var isLocked = false
+    var droppedWhileLocked = 0
+    /// The page's dispatches on their way to the middleware while locked, by type name.
+    var fromInspector: [String: Int] = [:]
   }
 
   /// The most actions that wait while the store is paused.
