@@ -447,6 +447,34 @@ app.type("add after-unlock")
 wait_for("the app's own action taken again", lambda: app.texts()[-1] == "after-unlock")
 print("lock: the app dropped its own action and took the page's; unlocked, it takes its own")
 
+# 5a4. Commit makes the app's present state the base: the page's steps are forgotten, its initial
+# state is the app's. Revert returns the app to the base and forgets the steps after it.
+committed = app.state()
+driver.find_element(By.ID, "live-commit").click()
+wait_for("the steps forgotten after the commit", lambda: body(driver, "liveCount") == "0")
+committed_shown = committed.copy()
+committed_shown["session"] = dict(committed["session"], token="<redacted>")
+driver.find_element(By.CSS_SELECTOR, "#raw summary").click()
+expect(wait_for("the base on the page", lambda: raw("state-raw"), 10) == committed_shown,
+       "the page's initial state after the commit is not the app's")
+expect(app.state() == committed, "the commit changed the app's state")
+app.type("add c1")
+app.type("pin 1")
+wait_for("two steps after the commit", lambda: body(driver, "liveCount") == "2")
+driver.find_element(By.ID, "live-revert").click()
+wait_for("the app back at the base", lambda: app.state() == committed)
+wait_for("the steps after the base forgotten", lambda: body(driver, "liveCount") == "0")
+expect(wait_for("the base on the page", lambda: raw("state-raw"), 10) == committed_shown,
+       "the page's state after the revert is not the base")
+app.type("add after-revert")
+wait_for("the app's next step", lambda: body(driver, "liveCount") == "1")
+driver.execute_script("select(count, true)")
+expect(wait_for("the state after the revert's next step", lambda: raw("state-raw"), 10)["notes"][-1]["text"]
+       == "after-revert", "the step after a revert is not shown on the base")
+driver.find_element(By.CSS_SELECTOR, "#raw summary").click()
+expect(header_agrees(driver), f"header: {text(driver, 'action-count')} · {text(driver, 'step-label')}")
+print("commit: the page starts from the app's present; revert: the app returns to it")
+
 # 5b. The inspector goes away and comes back on the same port with the same token: the app
 # connects again, and the page shows what it dispatches next, with the whole state.
 inspector.terminate()

@@ -213,6 +213,38 @@ import Testing
     live.close()
   }
 
+  /// Issue 38.3: commit makes the present state the base, forgetting the actions before it;
+  /// revert returns the store to the base, forgetting the actions after it. Each tells the
+  /// inspector the base, and neither is taken while the page has the store in the past.
+  @Test func commitMakesThePresentTheBaseAndRevertReturnsToIt() async throws {
+    let inspector = try Inspector()
+    let live = try LiveInspection<[Int]>(url: inspector.url, registry: Self.registry)
+    let store = Self.store(inspectedBy: live)
+    for value in 1...2 { store.dispatch(Step.add(value)) }
+    live.flush()
+    inspector.send(#"{"command":"commit"}"#)
+    #expect(await eventually { inspector.lines.contains(#"{"commit":{"state":[1,2]}}"#) })
+    for value in 3...4 { store.dispatch(Step.add(value)) }
+    live.flush()
+    // The actions before the commit are gone: a jump to one is refused.
+    inspector.send(#"{"command":"jump","index":1}"#)
+    #expect(
+      await eventually { inspector.lines.contains { $0.contains("no longer holds action 1") } })
+    inspector.send(#"{"command":"revert"}"#)
+    #expect(await eventually { store.state == [1, 2] })
+    #expect(await eventually { inspector.lines.filter { $0.hasPrefix(#"{"commit""#) }.count == 2 })
+    store.dispatch(Step.add(5))
+    #expect(store.state == [1, 2, 5])
+    live.flush()
+    inspector.send(#"{"command":"jump","index":5}"#)
+    #expect(await eventually { store.state == [1, 2, 5] && live.isPaused })
+    inspector.send(#"{"command":"revert"}"#)
+    #expect(await eventually { inspector.lines.contains { $0.contains("resume the app first") } })
+    inspector.send(#"{"command":"resume"}"#)
+    #expect(await eventually { !live.isPaused })
+    live.close()
+  }
+
   @Test func aBurstSendsTheFirstStateAndTheLastAndOmitsTheStatesBetween() async throws {
     let inspector = try Inspector()
     // No state is due again within the test: only the store's first state is taken as it is

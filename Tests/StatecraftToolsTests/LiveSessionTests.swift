@@ -182,4 +182,22 @@ import Testing
     #expect(report.state(afterStep: 3)?.state == .object(["n": .integer(1)]))
     #expect(report.state(afterStep: 4)?.state == .object(["n": .integer(5)]))
   }
+
+  /// Issue 38.3: after the app commits or reverts, the page's steps start from the base, and
+  /// are numbered on.
+  @Test func aCommitForgetsTheStepsAndStartsFromTheBase() throws {
+    let (session, page) = Self.connectedSession()
+    Self.receive([Self.header] + Self.lines(0...3), in: session)
+    _ = page.take(session)
+    Self.receive([#"{"commit":{"state":{"n":3}}}"#] + Array(Self.lines(4...4)), in: session)
+    let reset = try #require(try Self.events("reset", in: page.take(session)).last?.objectValue)
+    #expect(reset["initial"] == .object(["n": .integer(3)]))
+    #expect(reset["firstStep"] == .integer(4))
+    guard case .array(let actions)? = reset["actions"] else {
+      Issue.record("no actions: \(reset)")
+      return
+    }
+    #expect(actions.count == 1)
+    #expect(session.kept.steps == 1)
+  }
 }

@@ -304,12 +304,12 @@ final class LiveServer: Sendable {
   private func command(_ request: HTTPConnection.Request, _ connection: HTTPConnection) {
     guard case .object(let object)? = try? JSONValue.parse(request.body),
       case .string(let name)? = object["command"],
-      ["jump", "resume", "skip", "dispatch", "state", "lock"].contains(name)
+      ["jump", "resume", "skip", "dispatch", "state", "lock", "commit", "revert"].contains(name)
     else {
       connection.respond(
         status: "400 Bad Request",
         body: Array(
-          "a command is {\"command\": \"jump\"|\"resume\"|\"skip\"|\"dispatch\"|\"state\"|\"lock\", …}\n"
+          "a command is {\"command\": \"jump\"|\"resume\"|\"skip\"|\"dispatch\"|\"state\"|\"lock\"|\"commit\"|\"revert\", …}\n"
             .utf8))
       return
     }

@@ -11,6 +11,10 @@ extension SessionReport {
   // (`pageData(importing:)`), and shows it as the page of a file: the page stops following the
   // app, and its app controls are hidden, until "Back to the app".
   static let liveRecordingsScript = #"""
+      // Commit and revert: the app makes its present state the base, or returns to it; either
+      // way the inspector forgets the steps and sends the page the base (a reset).
+      document.getElementById("live-commit").addEventListener("click", () => send({ command: "commit" }));
+      document.getElementById("live-revert").addEventListener("click", () => send({ command: "revert" }));
       // Lock: the app drops the actions it dispatches itself; the page's dispatches pass.
       const lockButton = document.getElementById("live-lock");
       lockButton.addEventListener("click", () => {

@@ -36,6 +36,8 @@ extension SessionReport {
       <button id="live-jump" class="app-only" type="button">Jump the app here</button>
       <button id="live-resume" class="app-only" type="button">Resume</button>
       <button id="live-skip" class="app-only" type="button">Skip / unskip this action</button>
+      <button id="live-commit" class="app-only" type="button" title="make the app's present state the base: the steps before it are forgotten">Commit</button>
+      <button id="live-revert" class="app-only" type="button" title="return the app to the base, forgetting the steps after it">Revert</button>
       <button id="live-lock" class="app-only" type="button">Lock the app</button>
       <button id="live-record" class="app-only" type="button">Pause recording</button>
       <span id="live-recording"></span>

@@ -251,4 +251,21 @@ extension LiveSession {
     }
     model.patches[position - 1] = .array(JSONChange.between(before, state).map(\.patch))
   }
+
+  /// Forgets the steps kept: the session goes on from `state`, as after a commit or a revert.
+  ///
+  /// The steps are numbered on from the last one.
+  static func start(from state: JSONValue, in model: inout Model) {
+    model.firstStep += model.actions.count
+    model.actions = []
+    model.patches = []
+    model.stepBytes = []
+    model.bytes = 0
+    model.checkpoints = []
+    model.sinceCheckpoint = 0
+    model.bytesSinceCheckpoint = 0
+    model.stepOfIndex = [:]
+    model.initial = state
+    model.current = state
+  }
 }

@@ -163,6 +163,12 @@ package final class LiveSession: Sendable {
                   "step": .integer(Int64(model.firstStep + position + 1)), "state": state,
                 ])))
           }
+        } else if case .object(let commit)? = object["commit"] {
+          // The app committed or reverted: its steps start again from this state.
+          if case .snapshot(let state)? = try? RecordedState(line: commit) {
+            Self.start(from: state, in: &model)
+            needsReset = true
+          }
         } else if case .object(let rewrite)? = object["rewrite"] {
           Self.apply(rewrite: rewrite, to: &model)
           needsReset = true

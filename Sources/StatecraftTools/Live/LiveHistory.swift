@@ -65,6 +65,14 @@ struct LiveHistory<State: Sendable>: Sendable {
     isBroken = state == nil
   }
 
+  /// The state a revert returns to: the base (the state committed last, or the oldest the
+  /// history still holds), or the state after the store's initial action.
+  mutating func revertTarget(reducer: Reducer<State>) -> State? {
+    if let base { return base }
+    guard entries.first?.action is StatecraftInit else { return nil }
+    return state(afterPosition: 0, reducer: reducer)
+  }
+
   /// Whether the history lost actions and knows no state to start from.
   private(set) var isBroken = false
 

@@ -19,6 +19,8 @@ extension LiveInspection {
     case ("skip", let index?): send(.skip(index), to: dispatch)
     case ("state", let index?): sendState(after: index)
     case ("lock", _): lock(object["locked"] == .bool(true))
+    case ("commit", _): send(.commit, to: dispatch)
+    case ("revert", _): send(.revert, to: dispatch)
     case ("dispatch", _):
       guard case .string(let shown)? = object["type"] else {
         return sendError("dispatch needs the action's type")
@@ -72,6 +74,7 @@ extension LiveInspection {
     var waiting: [any Action] = []
     var error: String?
     var rewrite: (from: Int, base: State?, entries: [LiveHistory<State>.Entry])?
+    var committed: State?
     core.withLock { core in
       if core.history.isBroken, command != .resume {
         error = "the app's sender fell behind and dropped actions, so it cannot go back before them"
@@ -119,6 +122,19 @@ extension LiveInspection {
           position == 0
           ? core.history.base : core.history.state(afterPosition: position - 1, reducer: reducer)
         rewrite = (index, base, Array(core.history.entries[position...]))
+      case .commit, .revert:
+        guard core.pausedAt == nil else {
+          error = "resume the app first: commit and revert act on its present state"
+          return
+        }
+        let base = command == .commit ? getState() : core.history.revertTarget(reducer: reducer)
+        guard let base else {
+          error = "the app holds no state to revert to: commit first"
+          return
+        }
+        if command == .revert { replacement = base }
+        core.history.restart(from: base)
+        committed = base
       }
     }
     if let error { return sendError(error) }
@@ -130,6 +146,7 @@ extension LiveInspection {
     if let rewrite {
       sendRewrite(rewrite.from, base: rewrite.base, entries: rewrite.entries, reducer)
     }
+    if let committed { sendCommit(committed, stateChanged: command == .revert) }
     sendStatus()
     // Queued after this command, in the order they arrived.
     for action in waiting { dispatch(action) }
@@ -157,6 +174,20 @@ extension LiveInspection {
       // The recording's own tracker no longer knows the store's state: the next one is whole.
       encoder.startOver()
       return [.object(["rewrite": .object(object)])]
+    }
+  }
+
+  /// Sends the state the page's steps start from after a commit or a revert.
+  ///
+  /// The page forgets its steps. After a revert the store's state changed without an action, so
+  /// the next state the app sends is whole.
+  private func sendCommit(_ state: State, stateChanged: Bool) {
+    stream.enqueue { encoder in
+      guard var tracker = encoder.freshTracker() else { return [] }
+      var object: [String: JSONValue] = [:]
+      tracker.track(state).write(into: &object)
+      if stateChanged { encoder.startOver() }
+      return [.object(["commit": .object(object)])]
     }
   }
 
@@ -241,6 +272,10 @@ enum LiveCommand: ToolAction, Equatable {
   case jump(Int)
   case resume
   case skip(Int)
+  /// Makes the present state the base: the history forgets the actions before it.
+  case commit
+  /// Returns the store to the base, and forgets the actions after it.
+  case revert
 }
 
 /// Sets the store's state: what the reducer wrapper returns instead of reducing.

@@ -43,6 +43,8 @@ import Statecraft
 /// - show the state after an action whose state was not sent: the app computes it again from the
 ///   actions it holds, as for a jump, without changing the store;
 /// - dispatch an action typed as JSON, which `registry` decodes;
+/// - commit: make the present state the base, forgetting the actions before it; revert: return
+///   the store to the base, forgetting the actions after it;
 /// - lock the app: until unlocked, the middleware drops the actions the app dispatches itself
 ///   (counted on the page, with a warning on standard error), and takes the page's.
 ///
