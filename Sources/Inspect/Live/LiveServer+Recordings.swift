@@ -30,4 +30,31 @@ extension LiveServer {
         status: "422 Unprocessable Content", body: Array((error.description + "\n").utf8))
     }
   }
+
+  /// Answers `POST /test?name=…&module=…&reducer=…&registry=…&stateType=…`: the regression test
+  /// of the recording in the body (a file the page imported), or of the live session when the
+  /// body is empty.
+  func generateTest(_ request: HTTPConnection.Request, _ connection: HTTPConnection) {
+    let query = request.query
+    let names = SessionReport.TestNames(
+      imports: [query["module"] ?? ""], reducer: query["reducer"] ?? "",
+      registry: query["registry"] ?? "",
+      stateType: query["stateType"].flatMap { $0.isEmpty ? nil : $0 })
+    let bytes = request.body.isEmpty ? session.recording().map { Array($0.utf8) } : request.body
+    guard let bytes else {
+      connection.respond(
+        status: "409 Conflict", body: Array("no session yet: no app has connected\n".utf8))
+      return
+    }
+    do throws(SessionReport.ImportError) {
+      let test = try SessionReport.swiftTest(
+        importing: bytes, named: query["name"].flatMap { $0.isEmpty ? nil : $0 } ?? "liveSession",
+        names: names)
+      connection.respond(
+        status: "200 OK", contentType: "text/x-swift; charset=utf-8", body: Array(test.utf8))
+    } catch {
+      connection.respond(
+        status: "422 Unprocessable Content", body: Array((error.description + "\n").utf8))
+    }
+  }
 }

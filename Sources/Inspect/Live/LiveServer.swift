@@ -228,7 +228,9 @@ final class LiveServer: Sendable {
     do throws(HTTPConnection.RequestError) {
       request = try connection.readRequest(
         before: .now() + .nanoseconds(Int(clamping: limits.requestTimeout.nanoseconds)),
-        maximumBody: { $0 == "/import" ? SessionReport.maximumImportBytes : 64 * 1_024 })
+        maximumBody: {
+          ["/import", "/test"].contains($0) ? SessionReport.maximumImportBytes : 64 * 1_024
+        })
     } catch {
       switch error {
       case .closed: break
@@ -269,7 +271,7 @@ final class LiveServer: Sendable {
       }
       holdsToken(slot)
       streamEvents(to: connection)
-    case ("POST", "/command"), ("GET", "/export"), ("POST", "/import"):
+    case ("POST", "/command"), ("GET", "/export"), ("POST", "/import"), ("POST", "/test"):
       guard isToken(request.headers["x-statecraft-token"]) else {
         connection.respond(status: "403 Forbidden", body: refused)
         return
@@ -284,6 +286,7 @@ final class LiveServer: Sendable {
       switch request.path {
       case "/export": exportRecording(connection)
       case "/import": importRecording(request, connection)
+      case "/test": generateTest(request, connection)
       default: command(request, connection)
       }
     case ("GET", "/app"):

@@ -343,7 +343,8 @@ extension SessionReport {
     list.addEventListener("scroll", renderRows);
     rows.addEventListener("click", event => { const row = event.target.closest(".row"); if (row) select(Number(row.dataset.step), false); });
     document.addEventListener("keydown", event => {
-      if (event.target === filter) return;
+      // Keys typed into a field are the field's: `k` in a payload does not move the step.
+      if (event.target.closest("input, select, textarea")) return;
       const keys = { ArrowRight: 1, ArrowDown: 1, j: 1, ArrowLeft: -1, ArrowUp: -1, k: -1 };
       if (event.key in keys) { move(keys[event.key]); event.preventDefault(); }
       else if (event.key === "Home") { select(0, true); event.preventDefault(); }

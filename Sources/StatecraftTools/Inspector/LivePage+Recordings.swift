@@ -101,6 +101,29 @@ extension SessionReport {
         showProblems(next.problems);
         reset(next);
       }
+      // Generate test: the inspector writes the test of the live session, or of the file shown.
+      let importedFile = null;
+      const testSource = document.getElementById("test-source"), copyTest = document.getElementById("copy-test");
+      document.getElementById("live-test").addEventListener("submit", event => {
+        event.preventDefault();
+        errorText.textContent = "";
+        const query = new URLSearchParams();
+        for (const [key, id] of [["name", "test-name"], ["module", "test-module"], ["reducer", "test-reducer"],
+                                 ["registry", "test-registry"], ["stateType", "test-state-type"]]) {
+          query.set(key, document.getElementById(id).value.trim());
+        }
+        fetch("/test?" + query, {
+          method: "POST", headers: { "X-Statecraft-Token": token, "Content-Type": "application/x-ndjson" },
+          body: importedFile === null ? "" : importedFile,
+        }).then(response => response.text().then(text => { if (!response.ok) throw new Error(text.trim()); return text; }))
+          .then(source => {
+            testSource.textContent = source;
+            copyTest.disabled = false;
+            document.body.dataset.liveTestBytes = String(source.length);
+          })
+          .catch(error => showError("no test: " + error.message));
+      });
+      copyTest.addEventListener("click", () => copyText(testSource.textContent, copyTest));
       const importInput = document.getElementById("live-import");
       importInput.addEventListener("change", () => {
         const file = importInput.files[0];
@@ -115,7 +138,7 @@ extension SessionReport {
         fetch("/import", {
           method: "POST", headers: { "X-Statecraft-Token": token, "Content-Type": "application/x-ndjson" }, body: file,
         }).then(response => response.ok ? response.json() : response.text().then(text => { throw new Error(text.trim()); }))
-          .then(next => showImported(file.name, next))
+          .then(next => { importedFile = file; showImported(file.name, next); })
           .catch(error => showError("cannot import " + file.name + ": " + error.message))
           .finally(() => { importInput.value = ""; });
       });

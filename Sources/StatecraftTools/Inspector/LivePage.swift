@@ -28,6 +28,7 @@ extension SessionReport {
     #live-status.paused { color: #9a6700; font-weight: bold; }
     #live-error { color: #cf222e; }
     #live-back, body.imported .app-only { display: none; }
+    #live-test-panel { flex-basis: 100%; } #test-source { max-height: 40vh; overflow: auto; margin: 4px 0; }
     body.imported #live-back { display: inline; }
     </style>
     <div id="live-panel">
@@ -50,6 +51,18 @@ extension SessionReport {
         <button type="submit">Dispatch</button>
       </form>
       <span id="live-error"></span>
+      <details id="live-test-panel"><summary>Generate a regression test</summary>
+        <form id="live-test">
+          <input id="test-name" value="liveSession" size="14" aria-label="test name">
+          <input id="test-module" placeholder="module: NotesCore" size="14" aria-label="module">
+          <input id="test-reducer" placeholder="reducer: notesReducer" size="16" aria-label="reducer">
+          <input id="test-registry" placeholder="registry: notesActions" size="16" aria-label="registry">
+          <input id="test-state-type" placeholder="state type (optional)" size="16" aria-label="state type">
+          <button type="submit">Generate test</button>
+          <button id="copy-test" type="button" disabled>Copy</button>
+        </form>
+        <pre id="test-source"></pre>
+      </details>
     </div>
     <script>
     "use strict";

@@ -9,7 +9,8 @@ extension LiveSession {
   /// The first line holds the state after its step whole, and `initial`, the state before it,
   /// unless it is the app's `StatecraftInit`; each later line what changed, `stateOmitted` for a
   /// state the app did not send during a burst, `stateDropped` for one not known otherwise. A gap
-  /// is a gap line. `nil` when no app has sent anything yet.
+  /// is a gap line. The actions the app skips are left out, as the states after them are. `nil`
+  /// when no app has sent anything yet.
   ///
   /// - Complexity: O(*n*) for the *n* bytes of the steps kept, at most `limits.bytes` and the
   ///   states at the checkpoints.
@@ -24,10 +25,16 @@ extension LiveSession {
     var text = header.json.jsonText() + "\n"
     var state = model.initial
     let initTypeName = String(reflecting: StatecraftInit.self)
+    var skipped: Set<Int> = []
+    if case .array(let indices)? = model.status["skipped"] {
+      skipped = Set(indices.compactMap(\.integerValue))
+    }
     for (position, action) in model.actions.enumerated() {
       guard case .array(let parts) = action, parts.count == 6,
         let typeIndex = parts[2].integerValue, model.typeNames.indices.contains(typeIndex)
       else { continue }
+      // A skipped action changed nothing: the states after it were computed without it.
+      if let index = parts[4].integerValue, skipped.contains(index), position > 0 { continue }
       let typeName = model.typeNames[typeIndex]
       var line: [String: JSONValue] = [:]
       if typeName == SessionReport.gapTypeName {

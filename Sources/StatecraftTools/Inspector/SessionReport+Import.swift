@@ -33,4 +33,54 @@ extension SessionReport {
     }
     return SessionReport(recording: recording).pageData()
   }
+
+  /// The regression test of the recording `bytes`, as `inspect FILE --swift-test` writes it: what
+  /// the live page's Generate test shows, for its session or a file it imported.
+  ///
+  /// - Parameters:
+  ///   - bytes: The recording.
+  ///   - name: The test function's name.
+  ///   - names: How the test reaches the app's reducer and registry; each a Swift name or a
+  ///     path of names (`App.reducer`).
+  /// - Returns: The Swift source of the test.
+  /// - Throws: ``ImportError`` that says why no test can be written: a name that is not one, a
+  ///   recording without states, one that lost states or actions, or one that does not start at
+  ///   the app's start (a test replays from the reducer's initial state).
+  /// - Complexity: O(*n*) for *n* bytes of recording and changes.
+  package static func swiftTest(
+    importing bytes: [UInt8], named name: String, names: TestNames
+  ) throws(ImportError) -> String {
+    let given =
+      names.imports + [names.reducer, names.registry] + (names.stateType.map { [$0] } ?? [])
+    guard
+      given.allSatisfy({ name in
+        !name.isEmpty && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." }
+      })
+    else {
+      throw ImportError(
+        description: "the module, the reducer and the registry are needed, each a Swift name")
+    }
+    guard bytes.count <= maximumImportBytes else {
+      throw ImportError(description: "the recording holds over \(maximumImportBytes) bytes")
+    }
+    let recording = Recording(data: Data(bytes))
+    guard recording.hasStates else {
+      throw ImportError(
+        description: "the recording holds no states to check: its state is not Encodable, or "
+          + "it is not a recording of format 2")
+    }
+    let report = SessionReport(recording: recording)
+    guard !report.isIncomplete else {
+      throw ImportError(
+        description: "the recording lost states or actions (its writer fell behind), so a test "
+          + "cannot check every step")
+    }
+    guard recording.initialState == nil else {
+      throw ImportError(
+        description: "the recording does not start at the app's start (the app committed, or "
+          + "the inspector no longer keeps its first steps): a test replays from the reducer's "
+          + "initial state")
+    }
+    return report.swiftTest(named: name, names: names)
+  }
 }
