@@ -513,9 +513,12 @@ expect(header_agrees(driver), f"header: {text(driver, 'action-count')} · {text(
 print("commit: the page starts from the app's present; revert: the app returns to it")
 
 # 5b. The inspector goes away and comes back on the same port with the same token: the app
-# connects again, and the page shows what it dispatches next, with the whole state.
+# connects again and sends the actions it holds (since the revert above), the one dispatched
+# while the inspector was away included; the page shows them, then what the app dispatches next.
 inspector.terminate()
 inspector.wait(timeout=10)
+app.type("add while-away")
+wait_for("the app's action while the inspector is away", lambda: app.texts()[-1] == "while-away")
 inspector = subprocess.Popen([inspect_bin, "--live", "--port", str(port), "--token", token],
                              stdout=subprocess.PIPE, text=True)
 processes.append(inspector)
@@ -524,23 +527,29 @@ driver.get(url)
 wait_for("the page's event stream", lambda: body(driver, "liveConnected") == "true")
 wait_for("the app connected again",
          lambda: driver.find_element(By.ID, "live-status").text == "app running", 30)
+wait_for("the actions the app holds, sent again", lambda: body(driver, "liveCount") == "2")
+rows = text(driver, "rows")
+expect('add("after-revert")' in rows and 'add("while-away")' in rows,
+       f"the page does not show what the inspector missed: {rows}")
+driver.execute_script("select(count, true)")
+wait_for("the state the inspector missed", lambda: "while-away" in text(driver, "state"))
 app.type("add back")
-wait_for("the action after connecting again", lambda: body(driver, "liveCount") == "1")
+wait_for("the action after connecting again", lambda: body(driver, "liveCount") == "3")
 driver.execute_script("select(count, true)")
 wait_for("the whole state after connecting again",
          lambda: "back" in text(driver, "state") and "milk" in text(driver, "state"))
-print("the app connects again to an inspector started again with the same port and token")
+print("an inspector started again gets what it missed, within the app's history, then what comes")
 
 # 5c. The app's AsyncThunks on the live page: each lifecycle action by its thunk's name and
 # phase, in the list and the filter; the header stays true while an earlier step is selected.
 notes_count = len(app.texts())  # what a sync finds
 app.type("sync 5")
 app.type("wait")
-wait_for("the first sync on the page", lambda: body(driver, "liveCount") == "3")
+wait_for("the first sync on the page", lambda: body(driver, "liveCount") == "5")
 click_step(driver, 1)
 app.type("sync offline")
 app.type("wait")
-wait_for("the syncs on the page", lambda: body(driver, "liveCount") == "5")
+wait_for("the syncs on the page", lambda: body(driver, "liveCount") == "7")
 rows = wait_for("the syncs' rows", lambda: text(driver, "rows"))
 for shown in ("notes/sync · pending", f"notes/sync · fulfilled {notes_count}",
               "notes/sync · rejected offline"):

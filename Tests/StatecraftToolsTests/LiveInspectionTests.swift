@@ -320,13 +320,17 @@ import Testing
     #expect(await eventually { second.lines.first?.contains(RecordingFormat.name) == true })
     store.dispatch(Step.add(3))
     live.flush()
-    #expect(await eventually { second.lines.count >= 2 })
+    #expect(await eventually { second.lines.count >= 5 })
     let recording = Recording(data: Data(second.lines.joined(separator: "\n").utf8))
     #expect(recording.header?.stateType == String(reflecting: [Int].self))
-    #expect(recording.entries.map(\.index) == [3])
-    // The first state after connecting again is whole.
-    #expect(
-      recording.entries.first?.state == .snapshot(.array([1, 2, 3].map { .integer($0) })))
+    // Issue 38.3: the app sends the actions it holds first, the one dispatched while no
+    // inspector listened included, their states computed again: the inspector misses nothing
+    // the app keeps. The first state is whole.
+    #expect(recording.entries.map(\.index) == [0, 1, 2, 3])
+    #expect(recording.entries.first?.state == .snapshot(.array([])))
+    let report = SessionReport(recording: recording)
+    #expect(report.state(afterStep: 3)?.state == .array([1, 2].map { .integer($0) }))
+    #expect(report.state(afterStep: 4)?.state == .array([1, 2, 3].map { .integer($0) }))
     // The page can move the app to an action sent before the inspector went away.
     second.send(#"{"command":"jump","index":1}"#)
     #expect(await eventually { store.state == [1] && live.isPaused })
@@ -358,7 +362,9 @@ import Testing
     store.dispatch(Counted(102))
     live.flush()
     #expect(await eventually { second.lines.contains { $0.contains(#""index":103"#) } })
-    #expect(Counted.encodings.withLock { $0 } == 2)
+    // On connecting, the app sends the actions it holds once each (Counted 1 to 101), then the
+    // new one: nothing was encoded while the inspector was away.
+    #expect(Counted.encodings.withLock { $0 } == 1 + 101 + 1)
     // The actions dispatched while it was away are in the history the page moves through.
     second.send(#"{"command":"jump","index":102}"#)
     #expect(await eventually { store.state == [7] && live.isPaused })
@@ -551,12 +557,18 @@ import Testing
     let store = Self.store(inspectedBy: live)
     store.dispatch(Step.add(1))
     inspector.answer()
-    // Connected: the stream starts with its header, then the next state is whole.
+    // Connected: the stream starts with its header, then the actions the app holds, the first
+    // with its state whole, then the next one relative to them.
     #expect(await inspector.line { $0.contains(RecordingFormat.name) } != nil)
+    let held = await inspector.line { $0.contains(#""index":1"#) }
+    let first = try JSONValue.parse(Data(try #require(held).utf8))
+    #expect(
+      first.objectValue?["changes"]
+        == .array([.array([.integer(0), .array([.integer(0)]), .integer(1)])]))
     store.dispatch(Step.add(2))
     let line = await inspector.line { $0.contains(#""index":2"#) }
     let object = try JSONValue.parse(Data(try #require(line).utf8))
-    #expect(object.objectValue?["state"] == .array([.integer(1), .integer(2)]))
+    #expect(object.objectValue?["changes"] != nil, "relative to the actions sent first")
     live.close()
   }
 

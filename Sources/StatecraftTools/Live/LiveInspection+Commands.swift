@@ -177,6 +177,33 @@ extension LiveInspection {
     }
   }
 
+  /// The lines of the actions the app holds, with the states after them computed again, for an
+  /// inspector that connects: what it missed, within the app's `historyLimit`.
+  ///
+  /// Run on the writer's thread right after the header, with the encoder started over: the
+  /// first line holds its state whole (and the state before it, when the history does not start
+  /// at the store's start), and the store's next action is relative to the last of them.
+  ///
+  /// - Complexity: O(*n*) reductions and encodings for the *n* actions held.
+  func historyLines(_ encoder: inout LineEncoder) -> [JSONValue] {
+    guard let reducer = reducerBox.withLock({ $0 }) else { return [] }
+    let (base, entries, isBroken) = core.withLock {
+      ($0.history.base, $0.history.entries, $0.history.isBroken)
+    }
+    guard !isBroken else { return [] }
+    var state = base
+    var lines: [JSONValue] = []
+    lines.reserveCapacity(entries.count)
+    for (position, entry) in entries.enumerated() {
+      if !entry.isSkipped { state = reducer(entry.action, state) }
+      lines.append(
+        encoder.encode(
+          index: entry.index, time: entry.time, action: entry.action, state: state,
+          before: position == 0 ? base : nil, missingState: nil))
+    }
+    return lines
+  }
+
   /// Sends the state the page's steps start from after a commit or a revert.
   ///
   /// The page forgets its steps. After a revert the store's state changed without an action, so

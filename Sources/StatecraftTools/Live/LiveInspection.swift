@@ -50,8 +50,8 @@ import Statecraft
 ///
 /// If the inspector goes away, the app keeps its history, encodes nothing for it
 /// (``isConnected`` is `false`), and tries to connect again every `reconnectInterval`; an
-/// inspector started again with the same port and token gets the stream from then on, starting
-/// with the whole state.
+/// inspector started again with the same port and token first gets the actions the app holds
+/// (the last `historyLimit`), with their states computed again, then the stream.
 ///
 /// The reducer wrapper and the middleware work together; put the middleware last.
 ///
@@ -159,8 +159,8 @@ public final class LiveInspection<State: Sendable>: Sendable {
       observer: { event in
         core.withLock { core in
           switch event {
-          case .action(let index, let action, _, let before):
-            core.history.append(index: index, action: action, before: before)
+          case .action(let index, let action, let time, _, let before):
+            core.history.append(index: index, action: action, time: time, before: before)
           case .gap(_, _, let state):
             core.history.restart(from: state)
           }
@@ -175,13 +175,17 @@ public final class LiveInspection<State: Sendable>: Sendable {
         defer { socket = nil }
         return socket
       }
+      // An inspector that connects late, or again, gets the actions the app holds first.
+      let history: @Sendable (inout LineEncoder) -> [JSONValue] = { [weak self] encoder in
+        self?.historyLines(&encoder) ?? []
+      }
       if socket == nil {
-        socket = link.reconnect(isFirst: true) { connect in stream.restart(connect) }
+        socket = link.reconnect(isFirst: true) { connect in stream.restart(connect, then: history) }
       }
       while let connected = socket {
         connected.readLines { line in self?.receive(line) }
         link.dropConnection()
-        socket = link.reconnect { connect in stream.restart(connect) }
+        socket = link.reconnect { connect in stream.restart(connect, then: history) }
       }
       // Closed, or not connecting again: nothing more is encoded.
       stream.close()
@@ -197,8 +201,8 @@ public final class LiveInspection<State: Sendable>: Sendable {
   /// answers (none runs, it is suspended, something else holds the port, it refuses the token),
   /// the reason is printed, the app goes on, and the inspection's thread tries again every
   /// `reconnectInterval`, as after the inspector went away: until it connects, ``isConnected``
-  /// is `false` and the app keeps its history; from then on the app streams, starting with its
-  /// whole state.
+  /// is `false` and the app keeps its history; once connected, the app sends the actions it
+  /// holds, with their states computed again, then streams.
   ///
   /// - Parameters:
   ///   - registry: The action types: their values are shown, and the page can dispatch them.
