@@ -90,7 +90,7 @@ import Testing
       return
     }
     #expect(second[5] == .object(["text": .string(markup)]))
-    let html = try report.html(title: "notes")
+    let html = report.html(title: "notes")
     #expect(html.contains(#"<pre id="action-raw"></pre>"#) && html.contains("copy-state"))
     #expect(!html.contains("<img"), "the markup is not in the page as written")
   }
