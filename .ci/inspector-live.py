@@ -167,6 +167,11 @@ expect(http(base + "/?token=" + "0" * 32) == 403, "the page with a wrong token w
 expect(http(base + "/events") == 403, "the events without the token were served")
 expect(http(base + "/command", "POST", {"X-Statecraft-Token": "0" * 32},
             b'{"command":"resume"}') == 403, "a command with a wrong token was taken")
+for method, path in (("GET", "/export"), ("POST", "/import"), ("POST", "/test")):
+    expect(http(base + path, method, {"X-Statecraft-Token": "0" * 32}, b"" if method == "POST" else None) == 403,
+           f"{method} {path} with a wrong token was answered")
+    expect(http(base + path, method, {"X-Statecraft-Token": token, "Origin": "http://attacker.example"},
+                b"" if method == "POST" else None) == 403, f"{method} {path} from a foreign origin was answered")
 expect(http(url, headers={"Host": f"attacker.example:{port}"}) == 403,
        "a request for another host name (DNS rebinding) was served")
 with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
@@ -177,7 +182,7 @@ listening = subprocess.run(["ss", "-ltn"], capture_output=True, text=True).stdou
 if listening:
     expect(f"127.0.0.1:{port}" in listening and f"0.0.0.0:{port}" not in listening,
            "the inspector does not listen on loopback only")
-print("security: token and host checked for the page, events, commands and the app")
+print("security: token and host checked for the page, events, commands, export, import, test and the app")
 
 # 2. The page, then the app, which streams to it.
 driver = browser()
