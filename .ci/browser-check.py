@@ -109,6 +109,9 @@ for step in (0, 1, 2, 3):
     expect(hostile_key in page.text.get("state", ""), f"hostile keys step {step}: the key is not shown as text")
 rows = Page(f"{folder}/hostile-keys-step2.dom").text.get("rows", "")
 expect("<svg onload=document.body.dataset.pwned=6>" in rows, f"hostile keys: the payload is not shown as text: {rows[:300]!r}")
+action = Page(f"{folder}/hostile-keys-step2.dom").text.get("action", "")
+expect("<svg onload=document.body.dataset.pwned=6>" in action,
+       f"hostile keys: the action's values are not shown as text in its tree: {action[:300]!r}")
 print("hostile keys, type names and payloads: no script ran, shown as text")
 
 if failures:

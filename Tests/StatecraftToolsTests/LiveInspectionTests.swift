@@ -188,6 +188,63 @@ import Testing
     live.close()
   }
 
+  /// Issue 38.3: while the page locks the app, the app's own actions are dropped and counted,
+  /// the page's dispatches are taken; once unlocked, the app's actions are taken again.
+  @Test func aLockedAppDropsItsOwnActionsAndTakesThePages() async throws {
+    let inspector = try Inspector()
+    let live = try LiveInspection<[Int]>(url: inspector.url, registry: Self.registry)
+    let store = Self.store(inspectedBy: live)
+    store.dispatch(Step.add(1))
+    live.flush()
+    func lastStatus() -> String? { inspector.lines.last { $0.hasPrefix(#"{"status""#) } }
+    inspector.send(#"{"command":"lock","locked":true}"#)
+    #expect(await eventually { lastStatus()?.contains(#""locked":true"#) == true })
+    store.dispatch(Step.add(2))
+    #expect(store.state == [1], "the locked app took its own action")
+    inspector.send(
+      #"{"command":"dispatch","type":"\#(String(reflecting: Step.self))","payload":{"add":{"_0":3}}}"#
+    )
+    #expect(await eventually { store.state == [1, 3] })
+    #expect(await eventually { lastStatus()?.contains(#""droppedWhileLocked":1"#) == true })
+    inspector.send(#"{"command":"lock","locked":false}"#)
+    #expect(await eventually { lastStatus()?.contains(#""locked":false"#) == true })
+    store.dispatch(Step.add(4))
+    #expect(store.state == [1, 3, 4])
+    live.close()
+  }
+
+  /// Issue 38.3: commit makes the present state the base, forgetting the actions before it;
+  /// revert returns the store to the base, forgetting the actions after it. Each tells the
+  /// inspector the base, and neither is taken while the page has the store in the past.
+  @Test func commitMakesThePresentTheBaseAndRevertReturnsToIt() async throws {
+    let inspector = try Inspector()
+    let live = try LiveInspection<[Int]>(url: inspector.url, registry: Self.registry)
+    let store = Self.store(inspectedBy: live)
+    for value in 1...2 { store.dispatch(Step.add(value)) }
+    live.flush()
+    inspector.send(#"{"command":"commit"}"#)
+    #expect(await eventually { inspector.lines.contains(#"{"commit":{"state":[1,2]}}"#) })
+    for value in 3...4 { store.dispatch(Step.add(value)) }
+    live.flush()
+    // The actions before the commit are gone: a jump to one is refused.
+    inspector.send(#"{"command":"jump","index":1}"#)
+    #expect(
+      await eventually { inspector.lines.contains { $0.contains("no longer holds action 1") } })
+    inspector.send(#"{"command":"revert"}"#)
+    #expect(await eventually { store.state == [1, 2] })
+    #expect(await eventually { inspector.lines.filter { $0.hasPrefix(#"{"commit""#) }.count == 2 })
+    store.dispatch(Step.add(5))
+    #expect(store.state == [1, 2, 5])
+    live.flush()
+    inspector.send(#"{"command":"jump","index":5}"#)
+    #expect(await eventually { store.state == [1, 2, 5] && live.isPaused })
+    inspector.send(#"{"command":"revert"}"#)
+    #expect(await eventually { inspector.lines.contains { $0.contains("resume the app first") } })
+    inspector.send(#"{"command":"resume"}"#)
+    #expect(await eventually { !live.isPaused })
+    live.close()
+  }
+
   @Test func aBurstSendsTheFirstStateAndTheLastAndOmitsTheStatesBetween() async throws {
     let inspector = try Inspector()
     // No state is due again within the test: only the store's first state is taken as it is
@@ -263,13 +320,17 @@ import Testing
     #expect(await eventually { second.lines.first?.contains(RecordingFormat.name) == true })
     store.dispatch(Step.add(3))
     live.flush()
-    #expect(await eventually { second.lines.count >= 2 })
+    #expect(await eventually { second.lines.count >= 5 })
     let recording = Recording(data: Data(second.lines.joined(separator: "\n").utf8))
     #expect(recording.header?.stateType == String(reflecting: [Int].self))
-    #expect(recording.entries.map(\.index) == [3])
-    // The first state after connecting again is whole.
-    #expect(
-      recording.entries.first?.state == .snapshot(.array([1, 2, 3].map { .integer($0) })))
+    // Issue 38.3: the app sends the actions it holds first, the one dispatched while no
+    // inspector listened included, their states computed again: the inspector misses nothing
+    // the app keeps. The first state is whole.
+    #expect(recording.entries.map(\.index) == [0, 1, 2, 3])
+    #expect(recording.entries.first?.state == .snapshot(.array([])))
+    let report = SessionReport(recording: recording)
+    #expect(report.state(afterStep: 3)?.state == .array([1, 2].map { .integer($0) }))
+    #expect(report.state(afterStep: 4)?.state == .array([1, 2, 3].map { .integer($0) }))
     // The page can move the app to an action sent before the inspector went away.
     second.send(#"{"command":"jump","index":1}"#)
     #expect(await eventually { store.state == [1] && live.isPaused })
@@ -301,7 +362,9 @@ import Testing
     store.dispatch(Counted(102))
     live.flush()
     #expect(await eventually { second.lines.contains { $0.contains(#""index":103"#) } })
-    #expect(Counted.encodings.withLock { $0 } == 2)
+    // On connecting, the app sends the actions it holds once each (Counted 1 to 101), then the
+    // new one: nothing was encoded while the inspector was away.
+    #expect(Counted.encodings.withLock { $0 } == 1 + 101 + 1)
     // The actions dispatched while it was away are in the history the page moves through.
     second.send(#"{"command":"jump","index":102}"#)
     #expect(await eventually { store.state == [7] && live.isPaused })
@@ -494,12 +557,18 @@ import Testing
     let store = Self.store(inspectedBy: live)
     store.dispatch(Step.add(1))
     inspector.answer()
-    // Connected: the stream starts with its header, then the next state is whole.
+    // Connected: the stream starts with its header, then the actions the app holds, the first
+    // with its state whole, then the next one relative to them.
     #expect(await inspector.line { $0.contains(RecordingFormat.name) } != nil)
+    let held = await inspector.line { $0.contains(#""index":1"#) }
+    let first = try JSONValue.parse(Data(try #require(held).utf8))
+    #expect(
+      first.objectValue?["changes"]
+        == .array([.array([.integer(0), .array([.integer(0)]), .integer(1)])]))
     store.dispatch(Step.add(2))
     let line = await inspector.line { $0.contains(#""index":2"#) }
     let object = try JSONValue.parse(Data(try #require(line).utf8))
-    #expect(object.objectValue?["state"] == .array([.integer(1), .integer(2)]))
+    #expect(object.objectValue?["changes"] != nil, "relative to the actions sent first")
     live.close()
   }
 

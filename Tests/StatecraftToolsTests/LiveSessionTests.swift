@@ -73,6 +73,12 @@ import Testing
     #expect(first[0] == .null, "a live step has no line")
     #expect(first[3] == .string("3"))
     #expect(
+      first[5]
+        == .object([
+          "name": .string("books/load"), "requestID": .integer(1), "phase": .string("fulfilled"),
+          "value": .integer(3),
+        ]), "a live step carries its action as JSON, for the page's tree and raw view")
+    #expect(
       data["actionTypes"]
         == .array([
           .array([.string("A.NoteAction"), .string("A.NoteAction")]),
@@ -138,5 +144,60 @@ import Testing
     Self.receive([#"{"stateAfter":{"index":9998,"state":{"n":9998}}}"#], in: session)
     let sent = try Self.events("state", in: late.take(session))
     #expect(sent.first?.objectValue?["step"] == .integer(9_999))
+  }
+
+  /// Issue 38.3: the page's Export is a recording `inspect` and `Recording` read, with the
+  /// states the page shows: a state the app did not send is marked so, and one a skip made known
+  /// (the state before the skipped action) is the state after the step before it.
+  @Test func aSessionExportsAsARecordingWithTheStatesThePageShows() throws {
+    let (session, _) = Self.connectedSession()
+    #expect(LiveSession().recording() == nil, "nothing to export before an app connected")
+    Self.receive(
+      [
+        Self.header,
+        #"{"index":0,"time":0,"type":"Statecraft.StatecraftInit","payload":null,"state":{"n":0}}"#,
+        #"{"index":1,"time":0.1,"type":"A.Add","payload":{"add":{"_0":1}},"stateOmitted":true}"#,
+        #"{"index":2,"time":0.2,"type":"A.Add","payload":{"add":{"_0":2}},"changes":[[2,["n"],3]]}"#,
+        #"{"index":3,"time":0.3,"type":"A.Add","payload":{"add":{"_0":4}},"stateOmitted":true}"#,
+        #"{"gap":{"from":4,"count":2},"changes":[[2,["n"],9]]}"#,
+      ], in: session)
+    var recording = Recording(data: Data(try #require(session.recording()).utf8))
+    #expect(recording.problems.count == 2, "the init, sent without its value, and the gap")
+    #expect(recording.entries.map(\.index) == [0, 1, 2, 3])
+    #expect(recording.entries.map(\.payload)[1] == .object(["add": .object(["_0": .integer(1)])]))
+    #expect(recording.entries[1].state == .omitted)
+    #expect(recording.gaps.count == 1)
+    var report = SessionReport(recording: recording)
+    #expect(report.state(afterStep: 3)?.state == .object(["n": .integer(3)]))
+    #expect(report.state(afterStep: 5)?.state == .object(["n": .integer(9)]))
+    // The app skipped action 2: the state before it (after action 1) is now known.
+    Self.receive(
+      [
+        #"{"rewrite":{"from":2,"state":{"n":1},"steps":[{"index":2,"changes":[]},"#
+          + #"{"index":3,"changes":[[2,["n"],5]]}]}}"#
+      ], in: session)
+    recording = Recording(data: Data(try #require(session.recording()).utf8))
+    report = SessionReport(recording: recording)
+    #expect(report.state(afterStep: 2)?.state == .object(["n": .integer(1)]))
+    #expect(report.state(afterStep: 3)?.state == .object(["n": .integer(1)]))
+    #expect(report.state(afterStep: 4)?.state == .object(["n": .integer(5)]))
+  }
+
+  /// Issue 38.3: after the app commits or reverts, the page's steps start from the base, and
+  /// are numbered on.
+  @Test func aCommitForgetsTheStepsAndStartsFromTheBase() throws {
+    let (session, page) = Self.connectedSession()
+    Self.receive([Self.header] + Self.lines(0...3), in: session)
+    _ = page.take(session)
+    Self.receive([#"{"commit":{"state":{"n":3}}}"#] + Array(Self.lines(4...4)), in: session)
+    let reset = try #require(try Self.events("reset", in: page.take(session)).last?.objectValue)
+    #expect(reset["initial"] == .object(["n": .integer(3)]))
+    #expect(reset["firstStep"] == .integer(4))
+    guard case .array(let actions)? = reset["actions"] else {
+      Issue.record("no actions: \(reset)")
+      return
+    }
+    #expect(actions.count == 1)
+    #expect(session.kept.steps == 1)
   }
 }

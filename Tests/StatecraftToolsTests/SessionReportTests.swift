@@ -73,6 +73,106 @@ import Testing
     #expect(html.contains("<title>&lt;b&gt;notes&lt;/b&gt; · Statecraft session</title>"))
   }
 
+  /// Issue 38.3: the page shows each action's values as a tree and as raw JSON, from the
+  /// action as the recording holds it, markup included, and never as an element of the page.
+  @Test func thePageHoldsEachActionAsTheRecordingHoldsIt() throws {
+    let markup = "</script><img src=x onerror=alert(1)>"
+    let report = try report(["milk", markup])
+    #expect(
+      report.steps.map(\.payload) == [
+        .object(["text": .string("milk")]), .object(["text": .string(markup)]),
+      ])
+    let data = try JSONValue.parse(Data(report.pageData().utf8))
+    guard case .object(let page) = data, case .array(let actions)? = page["actions"],
+      case .array(let second) = actions[1]
+    else {
+      Issue.record("the page's data holds no actions: \(data)")
+      return
+    }
+    #expect(second[5] == .object(["text": .string(markup)]))
+    let html = report.html(title: "notes")
+    #expect(html.contains(#"<pre id="action-raw"></pre>"#) && html.contains("copy-state"))
+    #expect(!html.contains("<img"), "the markup is not in the page as written")
+  }
+
+  /// Issue 38.3: a page imports a recording through the checks of any recording; a file that
+  /// is none, or is too large, is refused with what to do instead.
+  @Test func anImportedFileIsARecordingOrARefusalThatSaysWhy() throws {
+    let line = #"{"index":0,"payload":{"text":"a"},"state":{"items":["a"]},"time":0.1,"type":"T"}"#
+    let data = try SessionReport.pageData(importing: Array((line + "\n").utf8))
+    guard case .object(let page) = try JSONValue.parse(Data(data.utf8)),
+      case .array(let actions)? = page["actions"]
+    else {
+      Issue.record("the import's data is not the page's: \(data)")
+      return
+    }
+    #expect(actions.count == 1)
+    #expect(throws: SessionReport.ImportError.self) {
+      try SessionReport.pageData(importing: Array("\u{0}\u{FF} not json\n".utf8))
+    }
+    #expect(throws: SessionReport.ImportError.self) { try SessionReport.pageData(importing: []) }
+    do {
+      _ = try SessionReport.pageData(
+        importing: [UInt8](repeating: 10, count: SessionReport.maximumImportBytes + 1))
+      Issue.record("a file over the limit was imported")
+    } catch {
+      #expect(error.description.contains("inspect FILE --html"))
+    }
+  }
+
+  /// Issue 38.3: a live session's state not sent during a burst is not known; the replay
+  /// checks it with the next state sent, whose changes are relative to the last one known.
+  @Test func aStateNotSentIsCheckedWithTheNextStateSent() async throws {
+    var registry = ActionRegistry()
+    registry.register(AddNote.self)
+    let type = ActionRegistry.name(of: AddNote.self)
+    let initType = String(reflecting: StatecraftInit.self)
+    let lines = [
+      #"{"format":"statecraft-recording","version":2,"stateType":"Notes"}"#,
+      #"{"index":0,"payload":{},"state":{"items":[]},"time":0,"type":"\#(initType)"}"#,
+      #"{"index":1,"payload":{"text":"a"},"stateOmitted":true,"time":0.1,"type":"\#(type)"}"#,
+      #"{"changes":[[0,["items",0],"a"],[0,["items",1],"b"]],"index":2,"payload":{"text":"b"},"#
+        + #""time":0.2,"type":"\#(type)"}"#,
+    ]
+    let bytes = Array(lines.joined(separator: "\n").utf8)
+    let source = try SessionReport.swiftTest(
+      importing: bytes, named: "live",
+      names: .init(imports: ["App"], reducer: "appReducer", registry: "appActions"))
+    #expect(source.contains("\nnull,\n"), "the step not sent is null in the test's changes")
+    let report = SessionReport(recording: Recording(data: Data(bytes)))
+    let log = StateChangeLog(
+      initial: .object(["items": .array([])]), steps: report.steps.map(\.changes))
+    #expect(try StateChangeLog(text: log.textLines.joined(separator: "\n")) == log)
+    await replay(
+      Recording(data: Data(bytes), registry: registry), reducer: Self.reducer,
+      expectingChanges: log.textLines.joined(separator: "\n"))
+  }
+
+  /// Issue 38.3: the live page's Generate test says why it cannot write a test.
+  @Test(arguments: [
+    (#"{"format":"statecraft-recording","version":2,"stateType":null}"#, "no states"),
+    (#"{"index":3,"initial":{"n":1},"payload":{},"state":{"n":2},"time":0,"type":"T"}"#, "start"),
+    (#"{"gap":{"from":0,"count":2}}"#, "lost states or actions"),
+  ])
+  func aTestThatCannotCheckEveryStepIsRefusedWithTheReason(line: String, reason: String) {
+    let header = #"{"format":"statecraft-recording","version":2,"stateType":"S"}"#
+    let text =
+      line.contains("format")
+      ? line + "\n" + #"{"index":0,"payload":null,"time":0,"type":"T"}"# : header + "\n" + line
+    #expect {
+      try SessionReport.swiftTest(
+        importing: Array((text + "\n").utf8), named: "t",
+        names: .init(imports: ["App"], reducer: "r", registry: "a"))
+    } throws: { error in
+      "\(error)".contains(reason)
+    }
+    #expect(throws: SessionReport.ImportError.self) {
+      try SessionReport.swiftTest(
+        importing: [], named: "t",
+        names: .init(imports: ["App; exit(1)"], reducer: "r", registry: "a"))
+    }
+  }
+
   @Test func aGeneratedTestHoldsTheChangesOfEachStep() throws {
     let test = try report(["a", "b"]).swiftTest(
       named: "notes session",

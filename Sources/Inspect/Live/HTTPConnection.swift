@@ -52,10 +52,10 @@ final class HTTPConnection {
   /// Bytes read past the request's head and body: the start of a live connection's stream.
   private(set) var leftover: [UInt8] = []
 
-  /// Reads one request: a head of at most 16 KiB and a body of at most `maximumBody` bytes, all
-  /// of it before `deadline`, however the bytes trickle in.
+  /// Reads one request: a head of at most 16 KiB and a body of at most `maximumBody(path)`
+  /// bytes, all of it before `deadline`, however the bytes trickle in.
   func readRequest(
-    before deadline: DispatchTime, maximumBody: Int = 64 * 1_024
+    before deadline: DispatchTime, maximumBody: (Substring) -> Int = { _ in 64 * 1_024 }
   ) throws(RequestError) -> Request {
     var bytes: [UInt8] = []
     var block = [UInt8](repeating: 0, count: 4_096)
@@ -86,9 +86,11 @@ final class HTTPConnection {
     }
     var body = Array(bytes[headEnd...])
     let length = Int(headers["content-length"] ?? "0") ?? -1
-    guard length >= 0, length <= maximumBody else {
-      throw .malformed("a body is at most \(maximumBody) bytes, with its Content-Length")
+    let maximum = maximumBody(parts[1].prefix { $0 != "?" })
+    guard length >= 0, length <= maximum else {
+      throw .malformed("a body is at most \(maximum) bytes, with its Content-Length")
     }
+    body.reserveCapacity(length)
     while body.count < length {
       body += try readBlock(&block, before: deadline)
     }

@@ -227,7 +227,10 @@ final class LiveServer: Sendable {
     let request: HTTPConnection.Request
     do throws(HTTPConnection.RequestError) {
       request = try connection.readRequest(
-        before: .now() + .nanoseconds(Int(clamping: limits.requestTimeout.nanoseconds)))
+        before: .now() + .nanoseconds(Int(clamping: limits.requestTimeout.nanoseconds)),
+        maximumBody: {
+          ["/import", "/test"].contains($0) ? SessionReport.maximumImportBytes : 64 * 1_024
+        })
     } catch {
       switch error {
       case .closed: break
@@ -268,7 +271,7 @@ final class LiveServer: Sendable {
       }
       holdsToken(slot)
       streamEvents(to: connection)
-    case ("POST", "/command"):
+    case ("POST", "/command"), ("GET", "/export"), ("POST", "/import"), ("POST", "/test"):
       guard isToken(request.headers["x-statecraft-token"]) else {
         connection.respond(status: "403 Forbidden", body: refused)
         return
@@ -280,7 +283,12 @@ final class LiveServer: Sendable {
         connection.respond(status: "403 Forbidden", body: Array("foreign origin\n".utf8))
         return
       }
-      command(request, connection)
+      switch request.path {
+      case "/export": exportRecording(connection)
+      case "/import": importRecording(request, connection)
+      case "/test": generateTest(request, connection)
+      default: command(request, connection)
+      }
     case ("GET", "/app"):
       let bearer = request.headers["authorization"].flatMap {
         $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil
@@ -299,12 +307,12 @@ final class LiveServer: Sendable {
   private func command(_ request: HTTPConnection.Request, _ connection: HTTPConnection) {
     guard case .object(let object)? = try? JSONValue.parse(request.body),
       case .string(let name)? = object["command"],
-      ["jump", "resume", "skip", "dispatch", "state"].contains(name)
+      ["jump", "resume", "skip", "dispatch", "state", "lock", "commit", "revert"].contains(name)
     else {
       connection.respond(
         status: "400 Bad Request",
         body: Array(
-          "a command is {\"command\": \"jump\"|\"resume\"|\"skip\"|\"dispatch\"|\"state\", …}\n"
+          "a command is {\"command\": \"jump\"|\"resume\"|\"skip\"|\"dispatch\"|\"state\"|\"lock\"|\"commit\"|\"revert\", …}\n"
             .utf8))
       return
     }

@@ -41,6 +41,9 @@ extension SessionReport {
       text-decoration: line-through; } .changed { background: var(--changed); }
     #changes { margin: 0; padding-left: 18px; }
     #problems { color: #9a6700; margin: 0; padding-left: 18px; }
+    #action details { margin-left: 14px; } #action > details { margin-left: 0; }
+    #action .leaf { margin-left: 28px; } #action > .leaf { margin-left: 0; }
+    #raw pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
     .hidden { display: none; }
     </style>
     </head>
@@ -60,8 +63,13 @@ extension SessionReport {
       <div id="detail">
         <section id="problems-section" class="hidden"><h2>Problems in the recording</h2>
           <ul id="problems"></ul></section>
+        <h2>Action</h2><div id="action"></div>
         <h2>What changed</h2><ul id="changes"></ul>
         <h2>State after this step</h2><div id="state"></div>
+        <details id="raw"><summary>Raw JSON of the action and the state</summary>
+          <h2>Action <button id="copy-action" type="button">Copy</button></h2><pre id="action-raw"></pre>
+          <h2>State <button id="copy-state" type="button">Copy</button></h2><pre id="state-raw"></pre>
+        </details>
       </div>
     </main>
     <script type="application/json" id="session">__DATA__</script>
@@ -205,6 +213,8 @@ extension SessionReport {
           + (diffable ? "" : " (asking for the state before it, to show what changed)");
         list.appendChild(item);
       }
+      // The state shown is the state after this step unless it was not sent or not recorded.
+      renderActionView(state, !unknown || loaded !== undefined);
       if (!changes.length && loaded === undefined) {
         const item = document.createElement("li");
         item.textContent = !data.hasStates ? "the recording holds no states"
@@ -276,9 +286,11 @@ extension SessionReport {
         ghost.classList.add("removed");
         details.appendChild(ghost);
       }
-      if (hidden) { const more = document.createElement("div"); more.className = "leaf size"; more.textContent = "… " + hidden + " unchanged"; details.appendChild(more); }
+      if (hidden) { const more = document.createElement("div"); more.className = "leaf size"; more.textContent = "… " + hidden + (marks.size ? " unchanged" : " more (all in the raw JSON)"); details.appendChild(more); }
       return details;
     }
+
+    __ACTION_VIEW__
 
     // The header: how many actions, and where the selected one is among them.
     function updateHeader() {
@@ -331,7 +343,8 @@ extension SessionReport {
     list.addEventListener("scroll", renderRows);
     rows.addEventListener("click", event => { const row = event.target.closest(".row"); if (row) select(Number(row.dataset.step), false); });
     document.addEventListener("keydown", event => {
-      if (event.target === filter) return;
+      // Keys typed into a field are the field's: `k` in a payload does not move the step.
+      if (event.target.closest("input, select, textarea")) return;
       const keys = { ArrowRight: 1, ArrowDown: 1, j: 1, ArrowLeft: -1, ArrowUp: -1, k: -1 };
       if (event.key in keys) { move(keys[event.key]); event.preventDefault(); }
       else if (event.key === "Home") { select(0, true); event.preventDefault(); }

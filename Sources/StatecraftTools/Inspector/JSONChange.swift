@@ -130,10 +130,22 @@ package struct StateChangeLog: Equatable, Sendable {
 
   package var initial: JSONValue
   package var steps: [[JSONChange]]
+  /// The steps whose state is not known (a live session's state not sent during a burst),
+  /// written `null`: a replay checks them with the next known step, whose changes are relative to
+  /// the last state known.
+  package var unknown: Set<Int>
 
-  package init(initial: JSONValue, steps: [[JSONChange]]) {
+  package init(initial: JSONValue, steps: [[JSONChange]], unknown: Set<Int> = []) {
     self.initial = initial
     self.steps = steps
+    self.unknown = unknown
+  }
+
+  /// The log of steps with their changes, or `nil` where not known.
+  package init(initial: JSONValue, steps: [[JSONChange]?]) {
+    self.init(
+      initial: initial, steps: steps.map { $0 ?? [] },
+      unknown: Set(steps.indices.filter { steps[$0] == nil }))
   }
 
   /// The text, a line for the start, one for each step, and one for the end.
@@ -141,8 +153,8 @@ package struct StateChangeLog: Equatable, Sendable {
     var lines = [#"{"format":\#(Self.format),"initial":\#(initial.jsonText()),"steps":["#]
     lines.reserveCapacity(steps.count + 2)
     for (index, changes) in steps.enumerated() {
-      lines.append(
-        JSONValue.array(changes.map(\.patch)).jsonText() + (index < steps.count - 1 ? "," : ""))
+      let text = unknown.contains(index) ? "null" : JSONValue.array(changes.map(\.patch)).jsonText()
+      lines.append(text + (index < steps.count - 1 ? "," : ""))
     }
     lines.append("]}")
     return lines
@@ -166,7 +178,9 @@ package struct StateChangeLog: Equatable, Sendable {
       throw UnreadableError(description: "the change log has no initial state or no steps")
     }
     self.initial = initial
+    unknown = Set(steps.indices.filter { steps[$0] == .null })
     self.steps = try steps.enumerated().map { index, step in
+      if step == .null { return [] }
       guard case .array(let patches) = step else {
         throw UnreadableError(description: "step \(index + 1) of the change log is not an array")
       }

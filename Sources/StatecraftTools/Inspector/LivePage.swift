@@ -16,7 +16,7 @@ extension SessionReport {
       pageTemplate,
       with: [
         "__TITLE__": escapeHTML(title), "__DATA__": empty.jsonText(scriptSafe: true),
-        "__LIVE__": liveScript,
+        "__ACTION_VIEW__": actionViewScript, "__LIVE__": liveScript,
       ])
   }
 
@@ -27,19 +27,42 @@ extension SessionReport {
     #live-panel input { font: inherit; }
     #live-status.paused { color: #9a6700; font-weight: bold; }
     #live-error { color: #cf222e; }
+    #live-back, body.imported .app-only { display: none; }
+    #live-test-panel { flex-basis: 100%; } #test-source { max-height: 40vh; overflow: auto; margin: 4px 0; }
+    body.imported #live-back { display: inline; }
     </style>
     <div id="live-panel">
       <span id="live-status">waiting for an app to connect</span>
-      <button id="live-jump" type="button">Jump the app here</button>
-      <button id="live-resume" type="button">Resume</button>
-      <button id="live-skip" type="button">Skip / unskip this action</button>
-      <form id="live-dispatch">
+      <button id="live-back" type="button">Back to the app</button>
+      <button id="live-jump" class="app-only" type="button">Jump the app here</button>
+      <button id="live-resume" class="app-only" type="button">Resume</button>
+      <button id="live-skip" class="app-only" type="button">Skip / unskip this action</button>
+      <button id="live-commit" class="app-only" type="button" title="make the app's present state the base: the steps before it are forgotten">Commit</button>
+      <button id="live-revert" class="app-only" type="button" title="return the app to the base, forgetting the steps after it">Revert</button>
+      <button id="live-lock" class="app-only" type="button">Lock the app</button>
+      <button id="live-record" class="app-only" type="button">Pause recording</button>
+      <span id="live-recording"></span>
+      <button id="live-export" class="app-only" type="button">Export</button>
+      <label>Import <input id="live-import" type="file" accept=".jsonl,.json,application/x-ndjson"></label>
+      <form id="live-dispatch" class="app-only">
         <input id="live-type" list="live-types" placeholder="action type, as the list shows it" size="28" aria-label="action type" autocomplete="off">
         <datalist id="live-types"></datalist>
         <input id="live-payload" placeholder='payload as JSON: {"add":{"_0":"milk"}}' size="36" aria-label="payload">
         <button type="submit">Dispatch</button>
       </form>
       <span id="live-error"></span>
+      <details id="live-test-panel"><summary>Generate a regression test</summary>
+        <form id="live-test">
+          <input id="test-name" value="liveSession" size="14" aria-label="test name">
+          <input id="test-module" placeholder="module: NotesCore" size="14" aria-label="module">
+          <input id="test-reducer" placeholder="reducer: notesReducer" size="16" aria-label="reducer">
+          <input id="test-registry" placeholder="registry: notesActions" size="16" aria-label="registry">
+          <input id="test-state-type" placeholder="state type (optional)" size="16" aria-label="state type">
+          <button type="submit">Generate test</button>
+          <button id="copy-test" type="button" disabled>Copy</button>
+        </form>
+        <pre id="test-source"></pre>
+      </details>
     </div>
     <script>
     "use strict";
@@ -161,7 +184,11 @@ extension SessionReport {
         else if (status.pausedAt === null) statusText.textContent = "app running";
         else statusText.textContent = "app paused at step #" + stepOfIndex(status.pausedAt) + ", " + status.waiting + " waiting"
           + (status.droppedWhilePaused ? ", " + status.droppedWhilePaused + " dropped" : "");
-        statusText.className = status.pausedAt === null ? "" : "paused";
+        if (status.locked) statusText.textContent += " · locked: the app ignores its own actions"
+          + (status.droppedWhileLocked ? " (" + status.droppedWhileLocked + " dropped)" : "");
+        document.body.dataset.liveLocked = status.locked ? String(status.droppedWhileLocked || 0) : "";
+        lockButton.textContent = status.locked ? "Unlock the app" : "Lock the app";
+        statusText.className = status.pausedAt === null && !status.locked ? "" : "paused";
         renderRows();
       }
       // The row number of the action the app numbered `index`.
@@ -197,20 +224,36 @@ extension SessionReport {
         catch (error) { showError("the payload is not JSON: " + error.message); return; }
         send({ command: "dispatch", type: document.getElementById("live-type").value, payload });
       });
-      const events = new EventSource("/events?token=" + encodeURIComponent(token));
-      events.addEventListener("reset", event => reset(JSON.parse(event.data)));
-      events.addEventListener("actionTypes", event => offerActionTypes(JSON.parse(event.data).actionTypes));
-      events.addEventListener("steps", event => append(JSON.parse(event.data)));
-      events.addEventListener("status", event => showStatus(JSON.parse(event.data)));
-      events.addEventListener("state", event => {
-        const message = JSON.parse(event.data), k = message.step - offset;
-        loaded.set(k, message.state);
-        document.body.dataset.liveLoaded = String(loaded.size);
-        if (k === step || k === step - 1) renderState();
-      });
-      events.addEventListener("problem", event => showError(JSON.parse(event.data).error));
-      events.addEventListener("open", () => { document.body.dataset.liveConnected = "true"; });
-      events.addEventListener("error", () => { statusText.textContent = "the inspector is not reachable"; });
+      // While recording is paused, the page lists nothing new and counts what it did not list;
+      // on resume it asks the inspector for its whole session again (`liveRecordingsScript`).
+      let events = null, recordingPaused = false;
+    \#(SessionReport.liveRecordingsScript)
+      function connect() {
+        events = new EventSource("/events?token=" + encodeURIComponent(token));
+        events.addEventListener("reset", event => {
+          if (recordingPaused) return;
+          const next = JSON.parse(event.data);
+          const came = whatCameWhilePaused(next);
+          reset(next);
+          if (came !== null) showWhatCame(came);
+        });
+        events.addEventListener("actionTypes", event => offerActionTypes(JSON.parse(event.data).actionTypes));
+        events.addEventListener("steps", event => {
+          const message = JSON.parse(event.data);
+          if (recordingPaused) notListed(message.actions.length); else append(message);
+        });
+        events.addEventListener("status", event => showStatus(JSON.parse(event.data)));
+        events.addEventListener("state", event => {
+          const message = JSON.parse(event.data), k = message.step - offset;
+          loaded.set(k, message.state);
+          document.body.dataset.liveLoaded = String(loaded.size);
+          if (k === step || k === step - 1) renderState();
+        });
+        events.addEventListener("problem", event => showError(JSON.parse(event.data).error));
+        events.addEventListener("open", () => { document.body.dataset.liveConnected = "true"; });
+        events.addEventListener("error", () => { statusText.textContent = "the inspector is not reachable"; });
+      }
+      connect();
     })();
     </script>
     """#

@@ -10,6 +10,8 @@ extension LiveSession {
     var types: [String] = []
     /// What the page shows of each of `types`.
     var titles: [String] = []
+    /// The qualified type name of each of `types`, for a recording of the session.
+    var typeNames: [String] = []
     var typeIndex: [String: Int] = [:]
     var actions: [JSONValue] = []
     var patches: [JSONValue] = []
@@ -99,6 +101,7 @@ extension LiveSession {
       ?? {
         model.types.append(shown.key)
         model.titles.append(shown.title)
+        model.typeNames.append(typeName)
         model.typeIndex[shown.key] = model.types.count - 1
         return model.types.count - 1
       }()
@@ -109,6 +112,9 @@ extension LiveSession {
         .null, .number(time ?? 0), .integer(Int64(typeIndex)),
         shown.label.map(JSONValue.string) ?? .null,
         index,
+        // The action as JSON, for the page's tree and raw view, or a gap's `{from, count}`;
+        // its bytes count in `bytes`.
+        object["payload"] ?? object["gap"] ?? .null,
       ]))
     model.patches.append(patch)
     model.stepBytes.append(bytes)
@@ -194,6 +200,7 @@ extension LiveSession {
       case .snapshot(var current)? = try? RecordedState(line: rewrite),
       case .array(let steps)? = rewrite["steps"]
     else { return }
+    knowStateBefore(position: start, current, in: &model)
     for step in steps {
       guard case .object(let object) = step, let index = object["index"]?.integerValue,
         let position = model.stepOfIndex[index], let recorded = try? RecordedState(line: object)
@@ -209,7 +216,8 @@ extension LiveSession {
       guard case .array(let parts) = checkpoint, let step = parts.first?.integerValue else {
         return true
       }
-      guard step - firstStep > start else { return false }
+      // From the state after the step before `start`, which `knowStateBefore` may have set.
+      guard step - firstStep >= start else { return false }
       again.insert(step)
       return true
     }
@@ -227,5 +235,37 @@ extension LiveSession {
         model.checkpoints.append(.array([.integer(Int64(firstStep + position + 1)), state]))
       }
     }
+  }
+
+  /// Takes `state`, the state before the step at `position`, as the state after the step before
+  /// it when that step's state was not sent: the changes after it are relative to `state`.
+  ///
+  /// - Complexity: O(*c*) for the *c* changes of the steps before `position`.
+  private static func knowStateBefore(position: Int, _ state: JSONValue, in model: inout Model) {
+    guard position > 0 else { return }
+    if case .array = model.patches[position - 1] { return }
+    var before = model.initial
+    for patch in model.patches[..<(position - 1)] {
+      guard case .array(let changes) = patch else { continue }
+      for change in changes { if let change = JSONChange(patch: change) { before.apply(change) } }
+    }
+    model.patches[position - 1] = .array(JSONChange.between(before, state).map(\.patch))
+  }
+
+  /// Forgets the steps kept: the session goes on from `state`, as after a commit or a revert.
+  ///
+  /// The steps are numbered on from the last one.
+  static func start(from state: JSONValue, in model: inout Model) {
+    model.firstStep += model.actions.count
+    model.actions = []
+    model.patches = []
+    model.stepBytes = []
+    model.bytes = 0
+    model.checkpoints = []
+    model.sinceCheckpoint = 0
+    model.bytesSinceCheckpoint = 0
+    model.stepOfIndex = [:]
+    model.initial = state
+    model.current = state
   }
 }

@@ -45,7 +45,7 @@ package final class LiveSession: Sendable {
     }
   }
 
-  private let model: Locked<Model>
+  let model: Locked<Model>
   private let clients = Locked<[ObjectIdentifier: Client]>([:])
   private let app = Locked<(@Sendable ([UInt8]) -> Bool)?>(nil)
 
@@ -162,6 +162,12 @@ package final class LiveSession: Sendable {
                 .object([
                   "step": .integer(Int64(model.firstStep + position + 1)), "state": state,
                 ])))
+          }
+        } else if case .object(let commit)? = object["commit"] {
+          // The app committed or reverted: its steps start again from this state.
+          if case .snapshot(let state)? = try? RecordedState(line: commit) {
+            Self.start(from: state, in: &model)
+            needsReset = true
           }
         } else if case .object(let rewrite)? = object["rewrite"] {
           Self.apply(rewrite: rewrite, to: &model)

@@ -16,7 +16,10 @@ extension SessionReport {
   public func html(title: String) -> String {
     Self.fill(
       Self.pageTemplate,
-      with: ["__TITLE__": Self.escapeHTML(title), "__DATA__": pageData(), "__LIVE__": ""])
+      with: [
+        "__TITLE__": Self.escapeHTML(title), "__DATA__": pageData(),
+        "__ACTION_VIEW__": Self.actionViewScript, "__LIVE__": "",
+      ])
   }
 
   /// Writes the page to `file`, readable by its owner only (mode 0600), as recordings are: the page
@@ -81,6 +84,7 @@ extension SessionReport {
           .integer(Int64(step.line)), .number(step.time), .integer(Int64(index)),
           step.label.map(JSONValue.string) ?? .null,
           step.index.map { .integer(Int64($0)) } ?? .null,
+          step.payload ?? .null,
         ]))
       patches.append(step.changes.map { .array($0.map(\.patch)) } ?? .null)
     }

@@ -75,7 +75,7 @@ extension SessionReport {
         Step(
           line: entry.line, time: entry.time, typeName: entry.typeName,
           shown: ActionNames.shown(typeName: entry.typeName, payload: entry.payload),
-          changes: changes, index: entry.index))
+          changes: changes, index: entry.index, payload: entry.payload))
       addCheckpointIfDue()
     }
     addGaps(before: Int.max)

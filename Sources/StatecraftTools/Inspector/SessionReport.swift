@@ -30,10 +30,13 @@ public struct SessionReport: Sendable {
     package let changes: [JSONChange]?
     /// The index the recorder gave the action; `nil` for a gap.
     package var index: Int?
+    /// The action as the recording holds it, as JSON; `nil` for an action recorded by name
+    /// only, and for a gap.
+    package let payload: JSONValue?
 
     package init(
       line: Int, time: Double, typeName: String, shown: ActionNames.Shown,
-      changes: [JSONChange]?, index: Int? = nil
+      changes: [JSONChange]?, index: Int? = nil, payload: JSONValue? = nil
     ) {
       self.line = line
       self.time = time
@@ -43,6 +46,7 @@ public struct SessionReport: Sendable {
       label = shown.label
       self.changes = changes
       self.index = index
+      self.payload = payload
     }
 
     /// The step on one line, as `inspect` lists it: `NoteAction add("milk")`,
@@ -124,7 +128,7 @@ public struct SessionReport: Sendable {
       steps.append(
         Step(
           line: entry.line, time: entry.time, typeName: entry.typeName, shown: shown,
-          changes: changes, index: entry.index))
+          changes: changes, index: entry.index, payload: entry.payload))
       if (offset + 1) % interval == 0 { checkpoints.append((offset + 1, tracker.json)) }
     }
     self.steps = steps

@@ -10,6 +10,8 @@ struct LiveHistory<State: Sendable>: Sendable {
   struct Entry: Sendable {
     let index: Int
     let action: any Action
+    /// When the store reduced it, in seconds since the stream started.
+    var time: Double = 0
     var isSkipped = false
   }
 
@@ -36,9 +38,9 @@ struct LiveHistory<State: Sendable>: Sendable {
 
   /// Holds `action`, the next one the store reduced; `before` is the state before a store's first
   /// action, if it was created with one.
-  mutating func append(index: Int, action: any Action, before: State?) {
+  mutating func append(index: Int, action: any Action, time: Double = 0, before: State?) {
     if entries.isEmpty, base == nil { base = before }
-    entries.append(Entry(index: index, action: action))
+    entries.append(Entry(index: index, action: action, time: time))
     if entries.count >= limit + Self.checkpointInterval, let reducer = forgetting {
       // Forget the oldest 100: the state after them is the new base.
       base = state(afterPosition: Self.checkpointInterval - 1, reducer: reducer)
@@ -63,6 +65,14 @@ struct LiveHistory<State: Sendable>: Sendable {
     checkpoints = [:]
     base = state
     isBroken = state == nil
+  }
+
+  /// The state a revert returns to: the base (the state committed last, or the oldest the
+  /// history still holds), or the state after the store's initial action.
+  mutating func revertTarget(reducer: Reducer<State>) -> State? {
+    if let base { return base }
+    guard entries.first?.action is StatecraftInit else { return nil }
+    return state(afterPosition: 0, reducer: reducer)
   }
 
   /// Whether the history lost actions and knows no state to start from.

@@ -18,6 +18,9 @@ extension LiveInspection {
     case ("resume", _): send(.resume, to: dispatch)
     case ("skip", let index?): send(.skip(index), to: dispatch)
     case ("state", let index?): sendState(after: index)
+    case ("lock", _): lock(object["locked"] == .bool(true))
+    case ("commit", _): send(.commit, to: dispatch)
+    case ("revert", _): send(.revert, to: dispatch)
     case ("dispatch", _):
       guard case .string(let shown)? = object["type"] else {
         return sendError("dispatch needs the action's type")
@@ -34,7 +37,14 @@ extension LiveInspection {
       }
       do {
         let payload = object["payload"] ?? .object([:])
-        dispatch?(try decode(Data(payload.jsonText().utf8)))
+        let action = try decode(Data(payload.jsonText().utf8))
+        // While locked, the middleware lets this one through.
+        core.withLock { core in
+          if core.isLocked {
+            core.fromInspector[String(reflecting: Swift.type(of: action)), default: 0] += 1
+          }
+        }
+        dispatch?(action)
       } catch {
         sendError(
           "\(type) cannot be decoded from \(object["payload"]?.jsonText() ?? "null"): \(error)")
@@ -64,6 +74,7 @@ extension LiveInspection {
     var waiting: [any Action] = []
     var error: String?
     var rewrite: (from: Int, base: State?, entries: [LiveHistory<State>.Entry])?
+    var committed: State?
     core.withLock { core in
       if core.history.isBroken, command != .resume {
         error = "the app's sender fell behind and dropped actions, so it cannot go back before them"
@@ -111,6 +122,19 @@ extension LiveInspection {
           position == 0
           ? core.history.base : core.history.state(afterPosition: position - 1, reducer: reducer)
         rewrite = (index, base, Array(core.history.entries[position...]))
+      case .commit, .revert:
+        guard core.pausedAt == nil else {
+          error = "resume the app first: commit and revert act on its present state"
+          return
+        }
+        let base = command == .commit ? getState() : core.history.revertTarget(reducer: reducer)
+        guard let base else {
+          error = "the app holds no state to revert to: commit first"
+          return
+        }
+        if command == .revert { replacement = base }
+        core.history.restart(from: base)
+        committed = base
       }
     }
     if let error { return sendError(error) }
@@ -122,6 +146,7 @@ extension LiveInspection {
     if let rewrite {
       sendRewrite(rewrite.from, base: rewrite.base, entries: rewrite.entries, reducer)
     }
+    if let committed { sendCommit(committed, stateChanged: command == .revert) }
     sendStatus()
     // Queued after this command, in the order they arrived.
     for action in waiting { dispatch(action) }
@@ -152,6 +177,47 @@ extension LiveInspection {
     }
   }
 
+  /// The lines of the actions the app holds, with the states after them computed again, for an
+  /// inspector that connects: what it missed, within the app's `historyLimit`.
+  ///
+  /// Run on the writer's thread right after the header, with the encoder started over: the
+  /// first line holds its state whole (and the state before it, when the history does not start
+  /// at the store's start), and the store's next action is relative to the last of them.
+  ///
+  /// - Complexity: O(*n*) reductions and encodings for the *n* actions held.
+  func historyLines(_ encoder: inout LineEncoder) -> [JSONValue] {
+    guard let reducer = reducerBox.withLock({ $0 }) else { return [] }
+    let (base, entries, isBroken) = core.withLock {
+      ($0.history.base, $0.history.entries, $0.history.isBroken)
+    }
+    guard !isBroken else { return [] }
+    var state = base
+    var lines: [JSONValue] = []
+    lines.reserveCapacity(entries.count)
+    for (position, entry) in entries.enumerated() {
+      if !entry.isSkipped { state = reducer(entry.action, state) }
+      lines.append(
+        encoder.encode(
+          index: entry.index, time: entry.time, action: entry.action, state: state,
+          before: position == 0 ? base : nil, missingState: nil))
+    }
+    return lines
+  }
+
+  /// Sends the state the page's steps start from after a commit or a revert.
+  ///
+  /// The page forgets its steps. After a revert the store's state changed without an action, so
+  /// the next state the app sends is whole.
+  private func sendCommit(_ state: State, stateChanged: Bool) {
+    stream.enqueue { encoder in
+      guard var tracker = encoder.freshTracker() else { return [] }
+      var object: [String: JSONValue] = [:]
+      tracker.track(state).write(into: &object)
+      if stateChanged { encoder.startOver() }
+      return [.object(["commit": .object(object)])]
+    }
+  }
+
   /// Sends the state after the action with `index`, computed again from the held actions, for a
   /// step whose state was not sent; the store is not involved.
   private func sendState(after index: Int) {
@@ -177,11 +243,34 @@ extension LiveInspection {
     }
   }
 
+  /// Locks or unlocks the app: while locked, the middleware drops the app's own actions.
+  private func lock(_ locked: Bool) {
+    let dropped = core.withLock { core -> Int in
+      defer {
+        core.isLocked = locked
+        core.droppedWhileLocked = 0
+        core.fromInspector = [:]
+      }
+      return core.isLocked && !locked ? core.droppedWhileLocked : 0
+    }
+    isLockedFlag.store(locked, ordering: .releasing)
+    if dropped > 0 {
+      Self.warn(
+        "LiveInspection: unlocked; \(dropped) of the app's actions were dropped while locked")
+    }
+    sendStatus()
+  }
+
+  /// A warning for the app's developer, on standard error: debug builds only inspect.
+  static func warn(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+  }
+
   func sendStatus() {
-    let (paused, waiting, dropped, skipped, first, last) = core.withLock {
+    let (paused, waiting, dropped, skipped, first, last, locked, ignored) = core.withLock {
       (
         $0.pausedAt, $0.waiting.count, $0.droppedWhilePaused, $0.history.skipped,
-        $0.history.firstIndex, $0.history.lastIndex
+        $0.history.firstIndex, $0.history.lastIndex, $0.isLocked, $0.droppedWhileLocked
       )
     }
     stream.enqueue(
@@ -193,6 +282,8 @@ extension LiveInspection {
           "skipped": .array(skipped.map { .integer(Int64($0)) }),
           "heldFrom": first.map { .integer(Int64($0)) } ?? .null,
           "heldTo": last.map { .integer(Int64($0)) } ?? .null,
+          "locked": .bool(locked),
+          "droppedWhileLocked": .integer(Int64(ignored)),
         ])
       ]))
   }
@@ -208,6 +299,10 @@ enum LiveCommand: ToolAction, Equatable {
   case jump(Int)
   case resume
   case skip(Int)
+  /// Makes the present state the base: the history forgets the actions before it.
+  case commit
+  /// Returns the store to the base, and forgets the actions after it.
+  case revert
 }
 
 /// Sets the store's state: what the reducer wrapper returns instead of reducing.

@@ -60,6 +60,7 @@ extension LiveInspection {
             stream.endDispatch()
             return
           }
+          if isLockedFlag.load(ordering: .acquiring), dropWhileLocked(action) { return }
           if isPausedFlag.load(ordering: .acquiring), holdWhilePaused(action) { return }
           let before =
             !hasSeenFirstAction.load(ordering: .relaxed)
@@ -90,5 +91,27 @@ extension LiveInspection {
     }
     if held { sendStatus() }
     return held
+  }
+
+  /// Drops `action` if the page locked the app and the page did not dispatch it.
+  private func dropWhileLocked(_ action: any Action) -> Bool {
+    let name = String(reflecting: type(of: action))
+    let dropped = core.withLock { core -> Int? in
+      guard core.isLocked else { return nil }
+      if let pending = core.fromInspector[name] {
+        core.fromInspector[name] = pending > 1 ? pending - 1 : nil
+        return nil
+      }
+      core.droppedWhileLocked += 1
+      return core.droppedWhileLocked
+    }
+    guard let dropped else { return false }
+    if dropped == 1 {
+      Self.warn(
+        "LiveInspection: \(name) dropped: the inspector's page locked the app, which ignores "
+          + "its own actions until the page unlocks it; the page counts the others")
+    }
+    sendStatus()
+    return true
   }
 }

@@ -42,12 +42,16 @@ import Statecraft
 ///   reducer, and the page shows them;
 /// - show the state after an action whose state was not sent: the app computes it again from the
 ///   actions it holds, as for a jump, without changing the store;
-/// - dispatch an action typed as JSON, which `registry` decodes.
+/// - dispatch an action typed as JSON, which `registry` decodes;
+/// - commit: make the present state the base, forgetting the actions before it; revert: return
+///   the store to the base, forgetting the actions after it;
+/// - lock the app: until unlocked, the middleware drops the actions the app dispatches itself
+///   (counted on the page, with a warning on standard error), and takes the page's.
 ///
 /// If the inspector goes away, the app keeps its history, encodes nothing for it
 /// (``isConnected`` is `false`), and tries to connect again every `reconnectInterval`; an
-/// inspector started again with the same port and token gets the stream from then on, starting
-/// with the whole state.
+/// inspector started again with the same port and token first gets the actions the app holds
+/// (the last `historyLimit`), with their states computed again, then the stream.
 ///
 /// The reducer wrapper and the middleware work together; put the middleware last.
 ///
@@ -62,13 +66,15 @@ public final class LiveInspection<State: Sendable>: Sendable {
   /// What every dispatch reads, in one allocation: whether the page moved the store back in
   /// time, whether the store's first action went by, how many of the page's commands were
   /// dispatched and not yet carried out, and whether the reducer is to set the state (a load
-  /// each, where a dynamic type check of every action cost more).
-  @usableFromInline let words = AtomicWords(count: 4)
+  /// each, where a dynamic type check of every action cost more), and whether the page locked
+  /// the app.
+  @usableFromInline let words = AtomicWords(count: 5)
   var isPausedFlag: AtomicWord<Bool> { words[0] }
   var hasSeenFirstAction: AtomicWord<Bool> { words[1] }
   var commandsPending: AtomicWord<Int> { words[2] }
   /// Set around the page's state replacement, which the reducer wrapper returns.
   @usableFromInline static var isReplacing: Int { 3 }
+  var isLockedFlag: AtomicWord<Bool> { words[4] }
   let reducerBox = Locked<Reducer<State>?>(nil)
 
   struct Core: Sendable {
@@ -77,6 +83,11 @@ public final class LiveInspection<State: Sendable>: Sendable {
     var pausedAt: Int?
     var waiting: [any Action] = []
     var droppedWhilePaused = 0
+    /// Whether the page locked the app: its own actions are dropped, the page's pass.
+    var isLocked = false
+    var droppedWhileLocked = 0
+    /// The page's dispatches on their way to the middleware while locked, by type name.
+    var fromInspector: [String: Int] = [:]
   }
 
   /// The most actions that wait while the store is paused.
@@ -148,8 +159,8 @@ public final class LiveInspection<State: Sendable>: Sendable {
       observer: { event in
         core.withLock { core in
           switch event {
-          case .action(let index, let action, _, let before):
-            core.history.append(index: index, action: action, before: before)
+          case .action(let index, let action, let time, _, let before):
+            core.history.append(index: index, action: action, time: time, before: before)
           case .gap(_, _, let state):
             core.history.restart(from: state)
           }
@@ -164,13 +175,17 @@ public final class LiveInspection<State: Sendable>: Sendable {
         defer { socket = nil }
         return socket
       }
+      // An inspector that connects late, or again, gets the actions the app holds first.
+      let history: @Sendable (inout LineEncoder) -> [JSONValue] = { [weak self] encoder in
+        self?.historyLines(&encoder) ?? []
+      }
       if socket == nil {
-        socket = link.reconnect(isFirst: true) { connect in stream.restart(connect) }
+        socket = link.reconnect(isFirst: true) { connect in stream.restart(connect, then: history) }
       }
       while let connected = socket {
         connected.readLines { line in self?.receive(line) }
         link.dropConnection()
-        socket = link.reconnect { connect in stream.restart(connect) }
+        socket = link.reconnect { connect in stream.restart(connect, then: history) }
       }
       // Closed, or not connecting again: nothing more is encoded.
       stream.close()
@@ -186,8 +201,8 @@ public final class LiveInspection<State: Sendable>: Sendable {
   /// answers (none runs, it is suspended, something else holds the port, it refuses the token),
   /// the reason is printed, the app goes on, and the inspection's thread tries again every
   /// `reconnectInterval`, as after the inspector went away: until it connects, ``isConnected``
-  /// is `false` and the app keeps its history; from then on the app streams, starting with its
-  /// whole state.
+  /// is `false` and the app keeps its history; once connected, the app sends the actions it
+  /// holds, with their states computed again, then streams.
   ///
   /// - Parameters:
   ///   - registry: The action types: their values are shown, and the page can dispatch them.

@@ -144,14 +144,14 @@ extension StateStream {
     for item in items {
       switch item {
       case .action(let entry):
+        let time = Double(entry.time - start) / 1e9
         observer?(
           .action(
-            index: entry.index, action: entry.action, state: entry.state as? State,
+            index: entry.index, action: entry.action, time: time, state: entry.state as? State,
             before: entry.before as? State))
         written += 1
         // Nobody to read it: a restart makes the next state written whole.
         guard isReceiving else { continue }
-        let time = Double(entry.time - start) / 1e9
         encoder.encode(
           index: entry.index, time: time, action: entry.action, state: entry.state,
           before: entry.before,

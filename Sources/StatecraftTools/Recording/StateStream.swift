@@ -27,7 +27,7 @@ package final class StateStream<State: Sendable>: Sendable {
   package enum Event {
     /// An action, its index, and the states after and (for a store's first action) before it,
     /// if the buffer kept them.
-    case action(index: Int, action: any Action, state: State?, before: State?)
+    case action(index: Int, action: any Action, time: Double, state: State?, before: State?)
     /// Actions the buffer dropped, and the state after the last of them.
     case gap(from: Int, count: Int, state: State?)
   }
@@ -228,12 +228,16 @@ package final class StateStream<State: Sendable>: Sendable {
   /// The lines handed over before go to the sink as it is; then `startSending` runs on the
   /// writer's thread, the header is written, and the next state written is whole. The next
   /// dispatch takes its state.
-  func restart(_ startSending: @escaping @Sendable () -> Void) {
+  func restart(
+    _ startSending: @escaping @Sendable () -> Void,
+    then history: (@Sendable (inout LineEncoder) -> [JSONValue])? = nil
+  ) {
     nextStateTime.store(0, ordering: .relaxed)
     enqueue { [header] encoder in
       startSending()
       encoder.startOver()
-      return [header.json]
+      // In the same job, so that no action is written between the header and the history.
+      return [header.json] + (history?(&encoder) ?? [])
     }
   }
 
