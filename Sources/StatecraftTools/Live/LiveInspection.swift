@@ -285,11 +285,16 @@ public final class LiveInspection<State: Sendable>: Sendable {
   /// How long ``close()`` waits for the inspector to take what is pending.
   static var closingTime: Interval { .seconds(1) }
 
-  /// Waits until everything dispatched before the call was sent to the inspector.
+  /// Waits until everything dispatched before the call was sent to the inspector, for at most
+  /// `limit`: an inspector that stopped reading (suspended in a debugger, say) does not hold the
+  /// app, at exit or anywhere else.
   ///
-  /// - Complexity: The writer's work on what is pending.
-  public func flush() {
-    stream.flush()
+  /// - Parameter limit: The longest to wait; one second unless given.
+  /// - Returns: Whether everything was sent within `limit`.
+  /// - Complexity: The writer's work on what is pending, for at most `limit`.
+  @discardableResult
+  public func flush(waitingAtMost limit: Interval = .seconds(1)) -> Bool {
+    stream.flush(waitingAtMost: limit)
   }
 
   /// Whether an inspector receives the app's actions now: `false` from when the connection

@@ -266,16 +266,26 @@ package final class StateStream<State: Sendable>: Sendable {
   }
 
   /// Waits until everything handed over before the call is written.
-  func flush() {
+  ///
+  /// - Parameter limit: How long to wait for the writer, which may be blocked in the sink;
+  ///   `nil` to wait until it is done.
+  /// - Returns: Whether the writer was done within `limit`.
+  @discardableResult
+  func flush(waitingAtMost limit: Interval? = nil) -> Bool {
     let done = DispatchSemaphore(value: 0)
     let shouldWake = buffer.withLock { buffer -> Bool? in
       guard !buffer.isClosed else { return nil }
       buffer.flushWaiters.append(done)
       return takeWriter(&buffer)
     }
-    guard shouldWake != nil else { return }
+    guard shouldWake != nil else { return true }
     wake.signal()
-    done.wait()
+    guard let limit else {
+      done.wait()
+      return true
+    }
+    // A waiter that gave up stays in the list; the writer's later signal finds no one.
+    return done.wait(timeout: .now() + .nanoseconds(Int(clamping: limit.nanoseconds))) == .success
   }
 
   /// Writes what is pending, then stops the writer; later actions are dropped.
