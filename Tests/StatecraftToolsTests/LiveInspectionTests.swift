@@ -518,17 +518,25 @@ import Testing
     let text: String
   }
 
-  @Test func closeReturnsAtOnceWhenTheInspectorStopsReading() async throws {
+  /// A live inspection whose inspector took the handshake and then stopped reading, and 16 MiB
+  /// dispatched: more than the socket's buffers hold, so the writer is blocked in a send.
+  static func stalledInspection() throws -> (
+    SilentInspector, LiveInspection<[Int]>, Store<[Int]>
+  ) {
     let inspector = try SilentInspector(readsLines: false)
     inspector.answer()
-    defer { inspector.stop() }
     var registry = Self.registry
     registry.register(Blob.self)
     let live = try LiveInspection<[Int]>(url: inspector.url, registry: registry)
     let store = Self.store(inspectedBy: live)
-    // 16 MiB: more than the socket's buffers hold, so the writer blocks in a send.
     let text = String(repeating: "x", count: 256 << 10)
     for _ in 0..<64 { store.dispatch(Blob(text: text)) }
+    return (inspector, live, store)
+  }
+
+  @Test func closeReturnsAtOnceWhenTheInspectorStopsReading() async throws {
+    let (inspector, live, store) = try Self.stalledInspection()
+    defer { inspector.stop() }
     let closed = await onItsOwnThread { () -> Bool in
       live.close()
       return true
@@ -542,16 +550,8 @@ import Testing
   /// An app that flushes at exit must not hang on an inspector that stopped reading: `flush`
   /// gives up at its limit and says so, and the store goes on.
   @Test func flushGivesUpAtItsLimitWhenTheInspectorStopsReading() async throws {
-    let inspector = try SilentInspector(readsLines: false)
-    inspector.answer()
+    let (inspector, live, store) = try Self.stalledInspection()
     defer { inspector.stop() }
-    var registry = Self.registry
-    registry.register(Blob.self)
-    let live = try LiveInspection<[Int]>(url: inspector.url, registry: registry)
-    let store = Self.store(inspectedBy: live)
-    // 16 MiB: more than the socket's buffers hold, so the writer blocks in a send.
-    let text = String(repeating: "x", count: 256 << 10)
-    for _ in 0..<64 { store.dispatch(Blob(text: text)) }
     let flushed = await onItsOwnThread { live.flush(waitingAtMost: .milliseconds(50)) }
     #expect(flushed == false, "flush() said everything was sent, or did not return")
     store.dispatch(Step.add(1))
