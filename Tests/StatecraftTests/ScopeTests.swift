@@ -390,4 +390,32 @@ import Testing
     #expect(saves.values == [0, 1])
     #expect(settings.state.saves == 1)
   }
+
+  /// C8 for a scope's first subscriber: a commit from another thread while it subscribes (here,
+  /// while the slice is first read) reaches it, although the root had no subscription yet to be
+  /// notified of it.
+  @Test func aScopesFirstSubscriberGetsACommitMadeWhileItSubscribes() {
+    struct Root: Sendable {
+      static let onRead = Guarded<(@Sendable () -> Void)?>(nil)
+      var ticks = 0
+      var observedTicks: Int {
+        Self.onRead.withLock { $0.take() }?()
+        return ticks
+      }
+    }
+    let root = Store<Root>(
+      reducer: { (state: inout Root, action: any Action) in
+        if action is Tick { state.ticks += 1 }
+      }, state: Root())
+    let ticks = root.scope(\.observedTicks)
+    Root.onRead.withLock {
+      $0 = { DispatchQueue.global().sync { root.dispatch(Tick()) } }
+    }
+    let recorder = RecordingSubscriber<Int>()
+    ticks.subscribe(recorder)
+    #expect(root.state.ticks == 1)
+    #expect(recorder.values == [1])
+    root.dispatch(Tick())
+    #expect(recorder.values == [1, 2])
+  }
 }

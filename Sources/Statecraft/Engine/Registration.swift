@@ -1,47 +1,42 @@
 import Dispatch
 
-// Subscribing and unsubscribing a root store: the registry (Registry.swift) and the first
-// delivery, as a round of its own (Rounds.swift).
+// Subscribing and unsubscribing: one flow for a root store's engine and a scope's
+// (`SubscriptionHost`, Registry.swift). Each keeps its subscriptions in a `Registry` and feeds them
+// in its rounds through a `Pass` (Delivery.swift); a scope's rounds are its node's in the root
+// (Scope.swift).
 
-extension StoreCore: SubscriptionRemoving {
-  /// Registers a subscriber object's subscription and delivers the current state to it.
+extension SubscriptionHost {
+  /// Registers `entry` and delivers the state it starts from.
   ///
-  /// Counts the subscription before reading the state: every commit after the read then
-  /// notifies, and the entry's version gate drops what it already has (C8).
-  @MainActor
-  @usableFromInline
-  func register(_ entry: SubscriptionEntry<State>) {
-    _specialized._add(self, entry)
-  }
-
-  /// Registers the subscription at once; on the main queue it also delivers the current state,
-  /// elsewhere (Swift 5 code calling `subscribe` off the main actor) the newest state is
-  /// delivered on the main queue as soon as it runs, and rounds skip the entry until then (C15).
+  /// On the main queue the state is delivered at once; elsewhere (Swift 5 code calling
+  /// `subscribe` off the main actor) the newest state is delivered on the main queue as soon as
+  /// it runs, and rounds skip the entry until then (C15).
   ///
-  /// Inlinable, and called through `_specialized`, so that it runs compiled for the app's
-  /// `State`: in generic code each of the registry's generic types is looked up at run time.
+  /// Inlinable, so that a root store runs it compiled for the app's `State`
+  /// (`StoreCore._specialized`): in generic code each of the registry's generic types is looked
+  /// up at run time.
   @MainActor
   @inlinable
   func add(_ entry: SubscriptionEntry<State>) {
-    _reduction.checkNotReducing(.method("subscribe"))
-    countSubscriptions(by: 1)
-    guard let (state, version) = _reduction.snapshot else { Misuse.noState() }
+    checkNotReducing(.method("subscribe"))
+    countAdded()
+    guard let (state, version) = subscribedState else { Misuse.noState() }
     let isMainQueue = MainQueue.isCurrent
     entry.status._startVersion.store(isMainQueue ? version : .max, ordering: .relaxed)
-    if isMainQueue { _mainLoop.forgetSubscriptions() }
-    let (replaced, count) = _books.withLock { ($0.registry.add(entry), $0.registry._entries.count) }
+    if isMainQueue { forgetRegistryCopy() }
+    let (replaced, count) = withRegistry { ($0.add(entry), $0._entries.count) }
     if let replaced {
-      countSubscriptions(by: -1)
+      countRemoved()
       replaced.releaseSteps()
     }
-    if isMainQueue { _mainLoop.reserveHeld(count) }
+    if isMainQueue { reserveHeld(count) }
     guard isMainQueue else {
       DispatchQueue.main.async { [weak self] in
         MainActor.assumeIsolated { self?.deliverFirstState(to: entry) }
       }
       return
     }
-    _mainLoop.deliverFirst(self) { entry.deliverInitial(state, version: version) }
+    deliverFirst { entry.deliverInitial(state, version: version) }
   }
 
   /// Delivers the newest state to a subscription made off the main queue.
@@ -49,9 +44,38 @@ extension StoreCore: SubscriptionRemoving {
   @usableFromInline
   func deliverFirstState(to entry: SubscriptionEntry<State>) {
     guard entry.status._isActive.load(ordering: .acquiring),
-      let (state, version) = _reduction.snapshot
+      let (state, version) = subscribedState
     else { return }
-    _mainLoop.deliverFirst(self) { entry.deliverInitial(state, version: version) }
+    deliverFirst { entry.deliverInitial(state, version: version) }
+  }
+
+  /// Registers a closure subscription and returns the token that ends it.
+  ///
+  /// The registry alone owns the entry, so releasing the store releases the closure, which lets
+  /// a stream built on it finish. The token holds the engine weakly and names the entry by its
+  /// status.
+  @MainActor
+  @usableFromInline
+  func token(for entry: SubscriptionEntry<State>) -> SubscriptionToken {
+    SubscriptionToken(store: self, status: entry.status)
+  }
+
+  /// Removes the subscription of `owner`; inlinable, as `add`.
+  @inlinable
+  func remove(owner: ObjectIdentifier) {
+    checkNotReducing(.method("unsubscribe"))
+    removeEntry { $0.remove(owner: owner) }
+  }
+}
+
+// MARK: A root store's subscriptions
+
+extension StoreCore: SubscriptionHost {
+  /// Registers a subscriber object's subscription and delivers the current state to it.
+  @MainActor
+  @usableFromInline
+  func register(_ entry: SubscriptionEntry<State>) {
+    _specialized._add(self, entry)
   }
 
   /// Registers a closure subscription and returns the token that ends it.
@@ -59,10 +83,7 @@ extension StoreCore: SubscriptionRemoving {
   @usableFromInline
   func registerToken(_ entry: SubscriptionEntry<State>) -> SubscriptionToken {
     _specialized._add(self, entry)
-    // The registry alone owns the entry, so releasing the store releases the closure, which
-    // lets a stream built on it finish. The token holds the store weakly and names the entry by
-    // its status.
-    return SubscriptionToken(store: self, status: entry.status)
+    return token(for: entry)
   }
 
   @usableFromInline
@@ -70,21 +91,24 @@ extension StoreCore: SubscriptionRemoving {
     _specialized._remove(self, owner)
   }
 
-  /// Removes the subscription of `owner`; inlinable, as `add`.
   @inlinable
-  func remove(owner: ObjectIdentifier) {
-    _reduction.checkNotReducing(.method("unsubscribe"))
-    if let entry = _books.withLock({ $0.registry.remove(owner: owner) }) {
-      countSubscriptions(by: -1)
-      entry.releaseSteps()
-    }
+  var subscribedState: (state: State, version: UInt64)? { _reduction.snapshot }
+
+  /// Always: a round's second phase delivers from copies of its own.
+  @inlinable
+  func forgetRegistryCopy() {
+    _mainLoop.forgetSubscriptions()
   }
 
-  func removeSubscription(status: SubscriptionStatus) {
-    if let entry = _books.withLock({ $0.registry.remove(status: status) }) {
-      countSubscriptions(by: -1)
-      entry.releaseSteps()
-    }
+  @inlinable
+  func reserveHeld(_ count: Int) {
+    _mainLoop.reserveHeld(count)
+  }
+
+  @MainActor
+  @usableFromInline
+  func deliverFirst(_ deliver: () -> Void) {
+    _mainLoop.deliverFirst(self, deliver)
   }
 
   /// The subscriptions counted as standing, and the entries the registry keeps (removed ones not

@@ -115,18 +115,74 @@ struct Registry<State: Sendable>: Sendable {
   }
 }
 
-extension StoreCore {
-  /// Removes `entry`, which a round found gone or which a token cancels.
+/// An engine that keeps subscriptions: what the one flow of subscribing and unsubscribing asks
+/// of a root store's core and of a scope's.
+@usableFromInline
+protocol SubscriptionHost<State>: SubscriptionRemoving {
+  associatedtype State: Sendable
+
+  /// Stops the program if the calling thread is running the reducer (C11).
+  func checkNotReducing(_ call: @autoclosure () -> Misuse.StoreCall)
+  /// Counts a subscription being added, before the state it starts from is read, so that every
+  /// commit after the read notifies it (C8): a root counts it in the words its commits read; a
+  /// scope registers its node in its root for its first one.
+  @MainActor func countAdded()
+  /// Counts a subscription removed or replaced: a scope removes its node with its last one.
+  func countRemoved()
+  /// The committed state (a scope's slice of it) and its version; `nil` once a scope's root is
+  /// gone.
+  var subscribedState: (state: State, version: UInt64)? { get }
+  /// Runs `body` on the registry, under the engine's lock.
+  func withRegistry<Result>(_ body: (inout Registry<State>) -> Result) -> Result
+  /// Before registering on the main queue: drops the rounds' copy of the registry's arrays
+  /// where it may, so that the registry appends to arrays it alone holds.
+  func forgetRegistryCopy()
+  /// After registering on the main queue: makes room for `count` subscriptions' held values.
+  func reserveHeld(_ count: Int)
+  /// Hands a new subscription its first state with `deliver`, as a round of its own unless one
+  /// runs.
+  @MainActor func deliverFirst(_ deliver: () -> Void)
+}
+
+// MARK: Removing a subscription, which a token, a round or the flow of subscribing asks
+
+extension SubscriptionHost {
+  /// Removes the closure subscription whose status is `status`: its token ended it.
+  @usableFromInline
+  func removeSubscription(status: SubscriptionStatus) {
+    removeEntry { $0.remove(status: status) }
+  }
+
+  /// Removes `entry`, which a round found gone.
   @usableFromInline
   func remove(_ entry: SubscriptionEntry<State>) {
-    if _books.withLock({ $0.registry.remove(entry) }) {
-      countSubscriptions(by: -1)
-      entry.releaseSteps()
-    }
+    removeEntry { $0.remove(entry) ? entry : nil }
+  }
+
+  /// Removes the entry `find` takes out of the registry, uncounts it and drops its steps.
+  @inlinable
+  func removeEntry(_ find: (inout Registry<State>) -> SubscriptionEntry<State>?) {
+    guard let entry = withRegistry(find) else { return }
+    countRemoved()
+    entry.releaseSteps()
+  }
+}
+
+// MARK: A root store's registry and count
+
+extension StoreCore {
+  @inlinable
+  func withRegistry<Result>(_ body: (inout Registry<State>) -> Result) -> Result {
+    _books.withLock { body(&$0.registry) }
   }
 
   @inlinable
-  func countSubscriptions(by delta: Int) {
-    _ = _words.countSubscriptions(by: delta)
+  func countAdded() {
+    _ = _words.countSubscriptions(by: 1)
+  }
+
+  @inlinable
+  func countRemoved() {
+    _ = _words.countSubscriptions(by: -1)
   }
 }

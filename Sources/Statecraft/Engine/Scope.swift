@@ -12,7 +12,7 @@ import Dispatch
 /// Lifetimes: the ``Store`` holds its scope engine; the root's registry holds the node, and the node
 /// holds the scope engine, while the scope has subscriptions; the scope engine holds its root weakly.
 @usableFromInline
-final class ScopeCore<Slice: Sendable>: StoreEngine, SubscriptionRemoving {
+final class ScopeCore<Slice: Sendable>: StoreEngine, SubscriptionHost {
   @usableFromInline let _access: ScopeAccess<Slice>
   /// What the scope needs of its root that does not depend on the root's state type.
   weak let root: (any ScopeRoot)?
@@ -105,7 +105,7 @@ final class ScopeCore<Slice: Sendable>: StoreEngine, SubscriptionRemoving {
     if function != nil { Misuse.middlewareOnAScope(Slice.self) }
   }
 
-  // MARK: Subscriptions
+  // MARK: Subscriptions (the flow is Registration.swift's)
 
   /// Registers a subscriber object's subscription and delivers the current slice to it.
   @MainActor
@@ -119,50 +119,70 @@ final class ScopeCore<Slice: Sendable>: StoreEngine, SubscriptionRemoving {
   @usableFromInline
   func registerToken(_ entry: SubscriptionEntry<Slice>) -> SubscriptionToken {
     add(entry)
-    return SubscriptionToken(store: self, status: entry.status)
+    return token(for: entry)
   }
 
-  /// As `StoreCore`'s `add`: the entry starts from the slice of the root's committed state, and
-  /// the first subscription attaches the node to the root.
+  @usableFromInline
+  func removeSubscription(of owner: ObjectIdentifier) {
+    remove(owner: owner)
+  }
+
+  /// The first subscription registers the node in the root, before the slice is read.
+  @usableFromInline
   @MainActor
-  private func add(_ entry: SubscriptionEntry<Slice>) {
-    checkNotReducing(.method("subscribe"))
-    guard let root, let (slice, version) = _access.read() else { Misuse.noState() }
-    let isMainQueue = MainQueue.isCurrent
-    // During a round the node's second phase may be pending, on the entries of its first: the
-    // registry's append copies them then, instead of the pass forgetting them.
-    let isRoundRunning = root.isRoundRunning
-    entry.status._startVersion.store(isMainQueue ? version : .max, ordering: .relaxed)
-    if isMainQueue, !isRoundRunning { pass.forget() }
-    let (replaced, count, node) = books.withLock { books in
-      let replaced = books.registry.add(entry)
-      var node: SubscriptionStatus?
-      if books.node == nil {
-        node = SubscriptionStatus()
-        books.node = node
-      }
-      return (replaced, books.registry._entries.count, node)
+  func countAdded() {
+    let node = books.withLock { books -> SubscriptionStatus? in
+      books.count += 1
+      guard books.node == nil else { return nil }
+      books.node = SubscriptionStatus()
+      return books.node
     }
-    replaced?.releaseSteps()
     if let node { attach(node) }
-    // Not during a round either: the pending second phase reads the buffer.
-    if isMainQueue, !isRoundRunning { pass.reserveHeld(count) }
-    guard isMainQueue else {
-      DispatchQueue.main.async { [weak self] in
-        MainActor.assumeIsolated { self?.deliverFirstState(to: entry) }
-      }
-      return
-    }
-    root.deliverFirst { entry.deliverInitial(slice, version: version) }
   }
 
-  /// Delivers the slice of the root's newest state to a subscription made off the main queue.
+  /// The last subscription removes the node from the root.
+  @usableFromInline
+  func countRemoved() {
+    let node = books.withLock { books -> SubscriptionStatus? in
+      books.count -= 1
+      guard books.count == 0, let node = books.node else { return nil }
+      books.node = nil
+      return node
+    }
+    if let node {
+      // Marked first: a node a subscribe is still attaching is then found gone by a round.
+      node.markGone()
+      root?.removeSubscription(status: node)
+    }
+  }
+
+  @usableFromInline
+  var subscribedState: (state: Slice, version: UInt64)? { _access.read() }
+
+  @usableFromInline
+  func withRegistry<Result>(_ body: (inout Registry<Slice>) -> Result) -> Result {
+    books.withLock { body(&$0.registry) }
+  }
+
+  /// Drops the pass's copy, unless a round runs.
+  ///
+  /// During a round the node's second phase may be pending, on the entries of its first: the
+  /// registry's append copies them then.
+  @usableFromInline
+  func forgetRegistryCopy() {
+    if !(root?.isRoundRunning ?? false) { pass.forget() }
+  }
+
+  /// Makes room in the pass, unless a round runs: its pending second phase reads the buffer.
+  @usableFromInline
+  func reserveHeld(_ count: Int) {
+    if !(root?.isRoundRunning ?? false) { pass.reserveHeld(count) }
+  }
+
+  @usableFromInline
   @MainActor
-  private func deliverFirstState(to entry: SubscriptionEntry<Slice>) {
-    guard entry.status._isActive.load(ordering: .acquiring), let root,
-      let (slice, version) = _access.read()
-    else { return }
-    root.deliverFirst { entry.deliverInitial(slice, version: version) }
+  func deliverFirst(_ deliver: () -> Void) {
+    root?.deliverFirst(deliver)
   }
 
   /// Registers the node in the root: a subscription whose steps select the slice, skip its
@@ -179,7 +199,8 @@ final class ScopeCore<Slice: Sendable>: StoreEngine, SubscriptionRemoving {
     _access.attach(
       node,
       { [self] slice in
-        // The first slice is the one the subscriptions were just given.
+        // The first slice is the one the node starts from; the subscriptions start from it or a
+        // newer one.
         guard let old = previous.exchange(slice), !repeats(old, slice) else { return }
         if select(slice, version: root?.deliveringVersion ?? 0) {
           node._isHolding.store(true, ordering: .relaxed)
@@ -210,50 +231,20 @@ final class ScopeCore<Slice: Sendable>: StoreEngine, SubscriptionRemoving {
     pass.deliverHeld { remove($0) }
   }
 
-  @usableFromInline
-  func removeSubscription(of owner: ObjectIdentifier) {
-    checkNotReducing(.method("unsubscribe"))
-    removeEntry { $0.remove(owner: owner) }
-  }
-
-  func removeSubscription(status: SubscriptionStatus) {
-    removeEntry { $0.remove(status: status) }
-  }
-
-  func remove(_ entry: SubscriptionEntry<Slice>) {
-    removeEntry { $0.remove(entry) ? entry : nil }
-  }
-
-  /// Removes the entry `find` takes out of the registry; the last one detaches the node.
-  private func removeEntry(
-    _ find: (inout Registry<Slice>) -> SubscriptionEntry<Slice>?
-  ) {
-    let (removed, node) = books.withLock {
-      books -> (SubscriptionEntry<Slice>?, SubscriptionStatus?) in
-      guard let removed = find(&books.registry) else { return (nil, nil) }
-      guard books.registry.activeCount == 0, let node = books.node else { return (removed, nil) }
-      books.node = nil
-      return (removed, node)
-    }
-    removed?.releaseSteps()
-    if let node {
-      // Marked first: a node a subscribe is still attaching is then found gone by a round.
-      node.markGone()
-      root?.removeSubscription(status: node)
-    }
-  }
-
   /// The subscriptions counted as standing, and the entries the registry keeps; for tests.
   @usableFromInline
   var subscriptionCounts: (standing: Int, registered: Int) {
-    books.withLock { ($0.registry.activeCount, $0.registry._entries.count) }
+    books.withLock { ($0.count, $0.registry._entries.count) }
   }
 }
 
-/// What a scope keeps under its lock, a leaf: its subscriptions, and the status of its node in
-/// the root while it has any.
+/// What a scope keeps under its lock, a leaf: its subscriptions, their count, and the status of
+/// its node in the root while it has any.
 struct ScopeBooks<Slice: Sendable>: Sendable {
   var registry = Registry<Slice>(words: nil)
+  /// The subscriptions standing, and those being added; the node is registered while it is not
+  /// zero.
+  var count = 0
   var node: SubscriptionStatus?
 }
 
@@ -339,11 +330,6 @@ extension StoreCore: ScopeRoot {
   @usableFromInline
   func checkNotReducing(_ call: @autoclosure () -> Misuse.StoreCall) {
     _reduction.checkNotReducing(call())
-  }
-
-  @MainActor
-  func deliverFirst(_ deliver: () -> Void) {
-    _mainLoop.deliverFirst(self, deliver)
   }
 
   var deliveringVersion: UInt64 { _mainLoop.deliveringVersion }

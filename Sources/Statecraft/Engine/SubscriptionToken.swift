@@ -41,6 +41,7 @@ public final class SubscriptionToken: Sendable {
 }
 
 /// The store engine a ``SubscriptionToken`` ends its subscription in, whatever its state type.
+@usableFromInline
 protocol SubscriptionRemoving: AnyObject, Sendable {
   func removeSubscription(status: SubscriptionStatus)
 }

@@ -117,6 +117,18 @@ func fromTask(_ body: @escaping @Sendable () async -> Void) {
   }
 }
 
+/// Subscribing to and unsubscribing from a scope with no other subscriber: each pair registers the
+/// scope's node in the root and removes it.
+@inline(never) @MainActor func rowScopeSubscribe(_ count: Int) {
+  let store = Store<Fields>(reducer: fieldsReducer, state: nil)
+  let scope = store.scope(\.other)
+  let view = View()
+  for _ in 0..<count {
+    scope.subscribe(view)
+    scope.unsubscribe(view)
+  }
+}
+
 @inline(never) @MainActor func rowSubscribeAmongMany(_ count: Int) {
   let store = Store<Fields>(reducer: fieldsReducer, state: nil)
   let views = (0..<10_000).map { _ in View() }
@@ -157,6 +169,7 @@ MainActor.assumeIsolated {
   case "thunkAwaited": rowThunkAwaited(count)
   case "asyncThunk": rowAsyncThunk(count)
   case "subscribe": rowSubscribe(count)
+  case "scopeSubscribe": rowScopeSubscribe(count)
   case "subscribeAmongMany": rowSubscribeAmongMany(count)
   case "background": rowBackground(count)
   default: fatalError("unknown row \(row)")
