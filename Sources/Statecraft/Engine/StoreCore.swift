@@ -205,13 +205,32 @@ final class StoreCore<State: Sendable>: StoreEngine {
   func buildChain(_ middleware: [Middleware<State>]) -> DispatchFunction {
     let dispatch: DispatchFunction = { [weak self] in self?.dispatchFromMiddleware($0) }
     let getState: GetState<State> = { [weak self] in self?._reduction.stateIfAny }
-    // A loop, not `reduce`: a closure that passes through a generic `Result` is wrapped in two
-    // reabstraction thunks, called at every step of the chain.
-    var next = endOfChain()
+    let last = endOfChain()
+    var chain = last
     StoreChain.whileBuilding {
-      for middleware in middleware.reversed() {
-        next = middleware(dispatch, getState)(next)
-      }
+      chain = Self.compose(middleware, dispatch: dispatch, getState: getState, around: last)
+    }
+    return chain
+  }
+
+  /// Wraps `last` in each of `middleware`'s functions, the first outermost.
+  ///
+  /// Generic over the type of the functions passed along, so that they pass from one middleware
+  /// to the next as the array holds them, at the abstraction of a generic value. Composed as
+  /// `DispatchFunction`s, each was converted on its way out of a middleware and on its way into
+  /// the next, which left two more reabstraction thunks per middleware on every dispatch.
+  @inlinable
+  static func compose<Function>(
+    _ middleware:
+      [@Sendable (
+        @escaping DispatchFunction, @escaping GetState<State>
+      ) -> (Function) -> Function],
+    dispatch: @escaping DispatchFunction, getState: @escaping GetState<State>,
+    around last: Function
+  ) -> Function {
+    var next = last
+    for middleware in middleware.reversed() {
+      next = middleware(dispatch, getState)(next)
     }
     return next
   }
