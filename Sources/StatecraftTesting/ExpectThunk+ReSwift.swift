@@ -1,5 +1,6 @@
 import Foundation
 import Statecraft
+import StatecraftPrimitives
 import StatecraftTools
 
 // `ExpectThunk` run as ReSwift-Thunk's is: through `createThunkMiddleware()`, checking each

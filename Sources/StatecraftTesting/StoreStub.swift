@@ -1,4 +1,5 @@
 import Statecraft
+import StatecraftPrimitives
 import StatecraftTools
 
 /// A store for testing a view alone, like ReactorKit's stub: it records the actions the view

@@ -1,4 +1,5 @@
 import Statecraft
+import StatecraftPrimitives
 import StatecraftTools
 
 // What a `TestStore` checks after an action is sent: the actions async work dispatched, received

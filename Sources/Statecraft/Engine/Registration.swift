@@ -1,4 +1,5 @@
 import Dispatch
+import StatecraftPrimitives
 
 // Subscribing and unsubscribing a root store: the registry (Registry.swift) and the first
 // delivery, as a round of its own (Rounds.swift).
