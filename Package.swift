@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "StatecraftTesting", targets: ["StatecraftTesting"]),
     .library(name: "StatecraftObservation", targets: ["StatecraftObservation"]),
     .library(name: "StatecraftTools", targets: ["StatecraftTools"]),
+    .library(name: "StatecraftInspector", targets: ["StatecraftInspector"]),
     .library(name: "StatecraftEntities", targets: ["StatecraftEntities"]),
     .executable(name: "counter", targets: ["Counter"]),
     .executable(name: "films", targets: ["Films"]),
@@ -36,6 +37,12 @@ let package = Package(
     .target(name: "StatecraftObservation", dependencies: ["Statecraft"]),
     // Logging and persistence need Foundation (files, JSON, dates); the core does not.
     .target(name: "StatecraftTools", dependencies: ["Statecraft", "StatecraftPrimitives"]),
+    // What `inspect` shows and writes from a recording or a live app: the pages, the Swift test
+    // writer and the live session. Apps that record or stream to the inspector link
+    // StatecraftTools only.
+    .target(
+      name: "StatecraftInspector",
+      dependencies: ["Statecraft", "StatecraftPrimitives", "StatecraftTools"]),
     // Normalized entity collections for state: the standard library only, like the core.
     .target(name: "StatecraftEntities", dependencies: ["Statecraft"]),
     .target(
@@ -77,7 +84,9 @@ let package = Package(
     ),
     // `swift run inspect`: any app's recordings, and a running app live. Part of what users
     // install, so it depends on the library products only.
-    .executableTarget(name: "Inspect", dependencies: ["StatecraftTools", "StatecraftPrimitives"]),
+    .executableTarget(
+      name: "Inspect",
+      dependencies: ["StatecraftInspector", "StatecraftPrimitives", "StatecraftTools"]),
     .executableTarget(
       name: "Films",
       dependencies: ["Statecraft", "StatecraftEntities", "StatecraftTools"],
@@ -118,8 +127,8 @@ let package = Package(
     .testTarget(
       name: "StatecraftToolsTests",
       dependencies: [
-        "Statecraft", "StatecraftPrimitives", "StatecraftTools", "StatecraftTesting",
-        "StatecraftTestSupport",
+        "Statecraft", "StatecraftInspector", "StatecraftPrimitives", "StatecraftTools",
+        "StatecraftTesting", "StatecraftTestSupport",
       ],
       resources: [.copy("Fixtures")]
     ),
@@ -151,8 +160,8 @@ let package = Package(
     .testTarget(
       name: "StatecraftTests",
       dependencies: [
-        "Statecraft", "StatecraftPrimitives", "StatecraftTesting", "StatecraftObservation",
-        "StatecraftTestSupport", "ClientFixture",
+        "Statecraft", "StatecraftInspector", "StatecraftPrimitives", "StatecraftTesting",
+        "StatecraftObservation", "StatecraftTestSupport", "ClientFixture",
         "ClientMainActorFixture", "Counter",
         "CounterModel", "Films", "Inspect", "Search", "Todo", "TodoModel",
       ]

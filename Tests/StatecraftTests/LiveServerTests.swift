@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Statecraft
+import StatecraftInspector
 import StatecraftPrimitives
 import StatecraftTestSupport
 import StatecraftTools

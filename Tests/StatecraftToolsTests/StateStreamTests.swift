@@ -4,6 +4,7 @@ import StatecraftPrimitives
 import StatecraftTestSupport
 import Testing
 
+@testable import StatecraftInspector
 @testable import StatecraftTools
 
 /// A stream with a state interval, as live inspection uses it: which state goes with which
