@@ -1,7 +1,6 @@
 import Foundation
 import Statecraft
 import StatecraftPrimitives
-import StatecraftTools
 
 // `ExpectThunk` run as ReSwift-Thunk's is: through `createThunkMiddleware()`, checking each
 // dispatch and state read as it happens.

@@ -1,7 +1,6 @@
 import Foundation
 import Statecraft
 import StatecraftPrimitives
-import StatecraftTools
 
 /// Checks what a thunk dispatches, in order, against the states you hand it: ReSwift-Thunk's
 /// `ExpectThunk`, for async thunks too.

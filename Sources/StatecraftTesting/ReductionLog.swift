@@ -1,6 +1,5 @@
 import Statecraft
 import StatecraftPrimitives
-import StatecraftTools
 
 /// Every action the store reduced, in order, with the state it produced.
 ///

@@ -1,6 +1,5 @@
 import Statecraft
 import StatecraftPrimitives
-import StatecraftTools
 
 /// A clock for tests: time stands still until the test advances it, so time-based thunks and
 /// policies (debounce, throttle) run without real waiting.

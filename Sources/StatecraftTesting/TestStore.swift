@@ -1,6 +1,5 @@
 import Statecraft
 import StatecraftPrimitives
-import StatecraftTools
 
 /// A store for tests that checks every state change and every action async work dispatches.
 ///
