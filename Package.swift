@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "StatecraftTesting", targets: ["StatecraftTesting"]),
     .library(name: "StatecraftObservation", targets: ["StatecraftObservation"]),
     .library(name: "StatecraftTools", targets: ["StatecraftTools"]),
+    .library(name: "StatecraftInspector", targets: ["StatecraftInspector"]),
     .library(name: "StatecraftEntities", targets: ["StatecraftEntities"]),
     .executable(name: "counter", targets: ["Counter"]),
     .executable(name: "films", targets: ["Films"]),
@@ -22,15 +23,26 @@ let package = Package(
   targets: [
     // The engine's atomics: compiler builtins, because Synchronization.Atomic needs iOS 18.
     .target(name: "StatecraftAtomics"),
+    // What the products share below the core: the lock, atomics, the main-queue check and the
+    // clock. Not a product: `package` API only, the standard library and Dispatch only.
+    .target(name: "StatecraftPrimitives", dependencies: ["StatecraftAtomics"]),
     .target(
-      name: "Statecraft", dependencies: ["StatecraftAtomics"],
+      name: "Statecraft", dependencies: ["StatecraftAtomics", "StatecraftPrimitives"],
       swiftSettings: [.enableUpcomingFeature("ImmutableWeakCaptures")]),
-    .target(name: "StatecraftTesting", dependencies: ["Statecraft", "StatecraftTools"]),
+    .target(
+      name: "StatecraftTesting",
+      dependencies: ["Statecraft", "StatecraftPrimitives", "StatecraftTools"]),
     // Observation and Combine bridges: the core imports only the standard library, Dispatch and
     // Synchronization.
     .target(name: "StatecraftObservation", dependencies: ["Statecraft"]),
     // Logging and persistence need Foundation (files, JSON, dates); the core does not.
-    .target(name: "StatecraftTools", dependencies: ["Statecraft"]),
+    .target(name: "StatecraftTools", dependencies: ["Statecraft", "StatecraftPrimitives"]),
+    // What `inspect` shows and writes from a recording or a live app: the pages, the Swift test
+    // writer and the live session. Apps that record or stream to the inspector link
+    // StatecraftTools only.
+    .target(
+      name: "StatecraftInspector",
+      dependencies: ["Statecraft", "StatecraftPrimitives", "StatecraftTools"]),
     // Normalized entity collections for state: the standard library only, like the core.
     .target(name: "StatecraftEntities", dependencies: ["Statecraft"]),
     .target(
@@ -72,7 +84,9 @@ let package = Package(
     ),
     // `swift run inspect`: any app's recordings, and a running app live. Part of what users
     // install, so it depends on the library products only.
-    .executableTarget(name: "Inspect", dependencies: ["StatecraftTools"]),
+    .executableTarget(
+      name: "Inspect",
+      dependencies: ["StatecraftInspector", "StatecraftPrimitives", "StatecraftTools"]),
     .executableTarget(
       name: "Films",
       dependencies: ["Statecraft", "StatecraftEntities", "StatecraftTools"],
@@ -107,11 +121,14 @@ let package = Package(
       path: "Tests/GeneratedSessionTests"
     ),
     // What every Swift Testing suite here shares: a time limit that works below macOS 13.
-    .target(name: "StatecraftTestSupport", dependencies: ["Statecraft"], path: "Tests/Support"),
+    .target(
+      name: "StatecraftTestSupport", dependencies: ["Statecraft", "StatecraftPrimitives"],
+      path: "Tests/Support"),
     .testTarget(
       name: "StatecraftToolsTests",
       dependencies: [
-        "Statecraft", "StatecraftTools", "StatecraftTesting", "StatecraftTestSupport",
+        "Statecraft", "StatecraftInspector", "StatecraftPrimitives", "StatecraftTools",
+        "StatecraftTesting", "StatecraftTestSupport",
       ],
       resources: [.copy("Fixtures")]
     ),
@@ -143,8 +160,8 @@ let package = Package(
     .testTarget(
       name: "StatecraftTests",
       dependencies: [
-        "Statecraft", "StatecraftTesting", "StatecraftObservation", "StatecraftTestSupport",
-        "ClientFixture",
+        "Statecraft", "StatecraftInspector", "StatecraftPrimitives", "StatecraftTesting",
+        "StatecraftObservation", "StatecraftTestSupport", "ClientFixture",
         "ClientMainActorFixture", "Counter",
         "CounterModel", "Films", "Inspect", "Search", "Todo", "TodoModel",
       ]

@@ -16,6 +16,7 @@ FLOOR = {"macOS": (12, 0), "iOS": (15, 0), "tvOS": (15, 0), "watchOS": (8, 0)}
 MODULES = ["Swift", "_Concurrency", "Synchronization", "Observation"]
 PRODUCTS = [
     "Statecraft", "StatecraftTesting", "StatecraftTools", "StatecraftObservation", "StatecraftEntities",
+    "StatecraftInspector", "StatecraftPrimitives",
 ]
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -25,6 +25,7 @@ let package = Package(
       dependencies: [
         .product(name: "Benchmark", package: "benchmark"),
         .product(name: "Statecraft", package: "Statecraft"),
+        .product(name: "StatecraftInspector", package: "Statecraft"),
         .product(name: "StatecraftTools", package: "Statecraft"),
         .product(name: "StatecraftEntities", package: "Statecraft"),
       ],

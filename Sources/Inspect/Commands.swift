@@ -1,4 +1,5 @@
 import Foundation
+import StatecraftInspector
 import StatecraftTools
 
 /// Reads the recording through the same checks as any recording (a folder or a pipe is refused

@@ -1,3 +1,4 @@
+import StatecraftInspector
 import StatecraftTools
 
 /// What the command line asks for.

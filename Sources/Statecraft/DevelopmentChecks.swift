@@ -1,4 +1,5 @@
 import StatecraftAtomics
+import StatecraftPrimitives
 
 /// The checks debug builds make of how an app uses its stores, each reported once through
 /// ``StatecraftDiagnostics/warningHandler`` with the action or type at fault and what to do.

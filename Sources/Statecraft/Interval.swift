@@ -1,4 +1,5 @@
 import Dispatch
+import StatecraftPrimitives
 
 /// A length of time to wait, such as a timeout or a debounce, usable on every system the package
 /// supports: `Duration` and `ContinuousClock` need macOS 13 and iOS 16.
@@ -70,13 +71,7 @@ public struct Interval: Sendable, Hashable, Comparable, CustomStringConvertible 
   }
 }
 
-/// The monotonic clock the products read: `DispatchTime`, which every supported system has.
-package enum MonotonicClock {
-  /// Nanoseconds since an arbitrary start, never going back.
-  package static var now: UInt64 {
-    DispatchTime.now().uptimeNanoseconds
-  }
-
+extension MonotonicClock {
   /// Suspends the task for `interval`, or until it is cancelled.
   package static func sleep(for interval: Interval) async {
     try? await Task.sleep(nanoseconds: interval.nanoseconds)

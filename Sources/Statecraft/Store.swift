@@ -1,4 +1,5 @@
 import Dispatch
+import StatecraftPrimitives
 
 // Inlinable, so that the app compiles the path of an action for its own `State`
 // (Benchmarks/README.md, "Why the engine is inlinable").

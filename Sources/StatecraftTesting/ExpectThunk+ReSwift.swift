@@ -1,6 +1,6 @@
 import Foundation
 import Statecraft
-import StatecraftTools
+import StatecraftPrimitives
 
 // `ExpectThunk` run as ReSwift-Thunk's is: through `createThunkMiddleware()`, checking each
 // dispatch and state read as it happens.

@@ -1,6 +1,6 @@
 import Foundation
 import Statecraft
-import StatecraftTools
+import StatecraftPrimitives
 
 /// Checks what a thunk dispatches, in order, against the states you hand it: ReSwift-Thunk's
 /// `ExpectThunk`, for async thunks too.

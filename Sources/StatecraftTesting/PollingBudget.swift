@@ -1,4 +1,5 @@
 import Statecraft
+import StatecraftPrimitives
 
 /// The time limit of a wait that looks for something, sleeps or yields, and looks again.
 ///

@@ -1,4 +1,5 @@
 import Statecraft
+import StatecraftPrimitives
 
 /// A subscriber that records every value it receives, for tests of subscriptions.
 ///

@@ -1,5 +1,5 @@
 import Statecraft
-import StatecraftTools
+import StatecraftPrimitives
 
 /// Every action the store reduced, in order, with the state it produced.
 ///

@@ -1,4 +1,5 @@
 import Statecraft
+import StatecraftPrimitives
 import StatecraftTools
 
 /// Replays a recording into a fresh store and checks the state it ends in.

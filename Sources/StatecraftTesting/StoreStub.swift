@@ -1,5 +1,5 @@
 import Statecraft
-import StatecraftTools
+import StatecraftPrimitives
 
 /// A store for testing a view alone, like ReactorKit's stub: it records the actions the view
 /// dispatches without reducing them, and shows the view whatever state the test sets.

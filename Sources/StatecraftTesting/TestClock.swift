@@ -1,5 +1,5 @@
 import Statecraft
-import StatecraftTools
+import StatecraftPrimitives
 
 /// A clock for tests: time stands still until the test advances it, so time-based thunks and
 /// policies (debounce, throttle) run without real waiting.

@@ -1,5 +1,5 @@
 import Statecraft
-import StatecraftTools
+import StatecraftPrimitives
 
 // What a `TestStore` checks after an action is sent: the actions async work dispatched, received
 // in order, and the end of the test.

@@ -1,5 +1,5 @@
 import Statecraft
-import StatecraftTools
+import StatecraftPrimitives
 
 /// A store for tests that checks every state change and every action async work dispatches.
 ///

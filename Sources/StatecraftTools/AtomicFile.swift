@@ -10,7 +10,7 @@ import Foundation
 
 /// The steps of an atomic write, named so that tests can stop a write between two of them, as
 /// a crash would.
-enum AtomicWriteStep: Sendable {
+package enum AtomicWriteStep: Sendable {
   case wroteTemporaryFile
   case flushedTemporaryFile
   case renamed
@@ -34,13 +34,13 @@ enum FileReadFailure: Error {
 /// - Reads open the file once, without following a symbolic link, check with `fstat` that it is
 ///   a regular file no larger than the limit, and read at most limit + 1 bytes from the same
 ///   descriptor, so a file that grows meanwhile is still refused.
-enum AtomicFile {
+package enum AtomicFile {
   /// The prefix of the temporary files of saves to `file`.
   static func temporaryPrefix(of file: URL) -> String {
     ".\(file.lastPathComponent).saving-"
   }
 
-  static func write(
+  package static func write(
     _ data: Data, to file: URL, after step: (AtomicWriteStep) throws -> Void = { _ in }
   ) throws {
     let folder = file.deletingLastPathComponent()

@@ -1,5 +1,6 @@
 import Foundation
 import Statecraft
+import StatecraftPrimitives
 
 // What `StatePersistence` writes and reads: the coding it captured, the envelope around the saved
 // value, and the checks on a file before it is decoded.

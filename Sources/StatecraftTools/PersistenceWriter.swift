@@ -1,5 +1,6 @@
 import Foundation
 import Statecraft
+import StatecraftPrimitives
 
 /// Saves one file.
 ///

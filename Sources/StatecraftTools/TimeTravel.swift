@@ -1,4 +1,5 @@
 import Statecraft
+import StatecraftPrimitives
 
 /// Moves a store back and forth through the states its actions produced, for debugging.
 ///

@@ -10,7 +10,10 @@ let package = Package(
   targets: [
     .executableTarget(
       name: "RecordingFuzzer",
-      dependencies: [.product(name: "StatecraftTools", package: "Statecraft")],
+      dependencies: [
+        .product(name: "StatecraftInspector", package: "Statecraft"),
+        .product(name: "StatecraftTools", package: "Statecraft"),
+      ],
       swiftSettings: [.unsafeFlags(["-parse-as-library"])],
       linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]
     ),

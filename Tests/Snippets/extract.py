@@ -158,6 +158,7 @@ for name, module in sorted(modules.items()):
     for old in os.listdir(folder):
         os.remove(os.path.join(folder, old))
     imports = "import Foundation\nimport Statecraft\nimport StatecraftTesting\nimport StatecraftTools\n"
+    imports += "import StatecraftInspector\n"
     imports += "import StatecraftObservation\nimport StatecraftEntities\nimport Testing\nimport XCTest\n"
     with open(os.path.join(folder, "Snippets.swift"), "w", encoding="utf-8") as f:
         f.write(imports + "\n" + "\n".join(module["blocks"]))
@@ -177,6 +178,7 @@ let products: [Target.Dependency] = [
   .product(name: "Statecraft", package: "Statecraft"),
   .product(name: "StatecraftTesting", package: "Statecraft"),
   .product(name: "StatecraftTools", package: "Statecraft"),
+  .product(name: "StatecraftInspector", package: "Statecraft"),
   .product(name: "StatecraftObservation", package: "Statecraft"),
   .product(name: "StatecraftEntities", package: "Statecraft"),
 ]

@@ -1,3 +1,4 @@
+import StatecraftPrimitives
 import StatecraftTestSupport
 import Testing
 

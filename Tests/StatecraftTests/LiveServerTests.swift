@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
 import Statecraft
+import StatecraftInspector
+import StatecraftPrimitives
 import StatecraftTestSupport
 import StatecraftTools
 import Testing

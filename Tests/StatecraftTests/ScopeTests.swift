@@ -1,5 +1,6 @@
 import Dispatch
 import Statecraft
+import StatecraftPrimitives
 import StatecraftTestSupport
 import StatecraftTesting
 import Testing

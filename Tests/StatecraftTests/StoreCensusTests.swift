@@ -1,3 +1,4 @@
+import StatecraftPrimitives
 import StatecraftTestSupport
 import Testing
 
@@ -47,7 +48,7 @@ import Testing
 
   @Test func theStoresWordsAreSixInOneAllocation() {
     let words = StoreWords()
-    #expect(words._words._buffer.capacity >= 6)
+    #expect(words._words.capacity >= 6)
     // Each named word is its own: the last one is the sixth.
     words.signals.store(1, ordering: .relaxed)
     let sixth: AtomicWord<UInt64> = words._words[5]

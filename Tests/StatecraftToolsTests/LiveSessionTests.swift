@@ -1,5 +1,6 @@
 import Foundation
 import Statecraft
+import StatecraftInspector
 import StatecraftTestSupport
 import StatecraftTools
 import Testing

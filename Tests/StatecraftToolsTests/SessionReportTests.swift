@@ -4,6 +4,7 @@ import StatecraftTestSupport
 import StatecraftTesting
 import Testing
 
+@testable import StatecraftInspector
 @testable import StatecraftTools
 
 @Suite(.catchesHangs) struct SessionReportTests {

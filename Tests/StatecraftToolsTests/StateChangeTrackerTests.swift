@@ -4,6 +4,7 @@ import StatecraftTestSupport
 import StatecraftTesting
 import Testing
 
+@testable import StatecraftInspector
 @testable import StatecraftTools
 
 /// The tracker names the changes from one state to the next: applied to the JSON before, they

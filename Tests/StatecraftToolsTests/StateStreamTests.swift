@@ -1,8 +1,10 @@
 import Foundation
 import Statecraft
+import StatecraftPrimitives
 import StatecraftTestSupport
 import Testing
 
+@testable import StatecraftInspector
 @testable import StatecraftTools
 
 /// A stream with a state interval, as live inspection uses it: which state goes with which

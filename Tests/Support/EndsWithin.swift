@@ -1,5 +1,6 @@
 import Dispatch
 import Statecraft
+import StatecraftPrimitives
 
 /// Whether `operation` returns within `limit`; a hung operation is left behind, unawaited, so
 /// that the test fails instead of hanging.

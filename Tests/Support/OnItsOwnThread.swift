@@ -1,5 +1,6 @@
 import Foundation
 import Statecraft
+import StatecraftPrimitives
 
 /// Runs `body` on a thread of its own, off the cooperative pool, and awaits what it returns, or
 /// `nil` if it has not returned after `limit`.

@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import Statecraft
+import StatecraftInspector
 import StatecraftTools
 
 // MARK: r: the inspector's report, page and generated test (issue 27)

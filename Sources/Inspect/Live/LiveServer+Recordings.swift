@@ -1,3 +1,4 @@
+import StatecraftInspector
 import StatecraftTools
 
 // The live page's Export and Import: the session as a recording file, and a recording file shown

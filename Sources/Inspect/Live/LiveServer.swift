@@ -1,5 +1,7 @@
 import Foundation
 import Statecraft
+import StatecraftInspector
+import StatecraftPrimitives
 import StatecraftTools
 
 #if canImport(Glibc)

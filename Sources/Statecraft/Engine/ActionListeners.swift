@@ -1,3 +1,5 @@
+import StatecraftPrimitives
+
 /// The tasks waiting for an action (``ThunkContext/take(where:timeout:)``) or a state
 /// (``ThunkContext/condition(_:timeout:)``), checked after every commit.
 @usableFromInline

@@ -1,5 +1,6 @@
 import Dispatch
 import StatecraftAtomics
+import StatecraftPrimitives
 
 /// One list of subscriptions fed in a round's two phases (C13): the root store's, and each
 /// scope's, which the root's round feeds through one subscription of the scope's.
@@ -153,7 +154,7 @@ struct SubscriptionStatus: Sendable {
 
   /// Names the subscription, for the registry and the token.
   @inlinable
-  var identity: ObjectIdentifier { ObjectIdentifier(_words._buffer) }
+  var identity: ObjectIdentifier { _words.identity }
 
   /// Cleared by removal (any thread) or when the subscriber is found deallocated.
   ///

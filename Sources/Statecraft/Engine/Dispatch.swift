@@ -1,4 +1,5 @@
 import Dispatch
+import StatecraftPrimitives
 
 // One action's way through a root store, in the order it meets them: the entry from `Store`
 // (through `Engine`), the turn, the middleware chain and the reducer (Queue.swift,

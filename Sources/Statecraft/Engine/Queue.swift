@@ -1,3 +1,5 @@
+import StatecraftPrimitives
+
 // The turn to run the middleware and the reducer, and the work that waits for it: what
 // Dispatch.swift and the rounds (Rounds.swift) run, below both.
 

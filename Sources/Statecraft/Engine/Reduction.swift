@@ -1,5 +1,6 @@
 import Dispatch
 import StatecraftAtomics
+import StatecraftPrimitives
 
 /// The committed state, its version, and the reducer that makes the next one.
 ///
@@ -234,7 +235,7 @@ final class Reduction<State: Sendable>: Sendable {
     // The action's address, not `type(of: action)`: that is a runtime call on every dispatch,
     // for a message that is almost never written.
     let outer = sc_begin_reducing(
-      UnsafeRawPointer(bitPattern: Statecraft.address(of: self)), address)
+      UnsafeRawPointer(bitPattern: StatecraftPrimitives.address(of: self)), address)
     _reduce(&committed._state, action)
     sc_end_reducing(outer)
     committed._version &+= 1
@@ -342,7 +343,7 @@ enum ActionKind {
   /// cast the first time, and whenever another type took its slot.
   @inlinable
   static func isReducible(at action: UnsafePointer<any Action>) -> Bool {
-    let type = UInt64(typeAddress(ofActionAt: action))
+    let type = UInt64(typeAddress(ofExistentialAt: action))
     return sc_is_plain_action_type(type) != 0 || isReducibleAfterCast(action.pointee, type: type)
   }
 
@@ -379,4 +380,18 @@ extension Reduction {
       state = next
     }
   }
+}
+
+// MARK: - The type of an action
+
+/// The identity of the action's type, read from the existential without a runtime call.
+///
+/// Cheaper than `type(of:)` and a closure call per listener (benchmark h). For a class, the
+/// identity may be a superclass's; listeners of classes do not use it.
+@inlinable
+func typeIdentifier(of action: any Action) -> ObjectIdentifier {
+  func identifier<Concrete: Action>(_: Concrete) -> ObjectIdentifier {
+    ObjectIdentifier(Concrete.self)
+  }
+  return identifier(action)
 }

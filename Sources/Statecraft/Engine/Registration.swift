@@ -1,4 +1,5 @@
 import Dispatch
+import StatecraftPrimitives
 
 // Subscribing and unsubscribing: one flow for a root store's engine and a scope's
 // (`SubscriptionHost`, Registry.swift). Each keeps its subscriptions in a `Registry` and feeds them

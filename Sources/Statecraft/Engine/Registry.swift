@@ -1,4 +1,5 @@
 import StatecraftAtomics
+import StatecraftPrimitives
 
 /// The subscriptions of one store, in the order they were made.
 ///

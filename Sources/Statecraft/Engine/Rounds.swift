@@ -1,5 +1,6 @@
 import Dispatch
 import StatecraftAtomics
+import StatecraftPrimitives
 
 /// The part of a store that lives on the main queue: notification rounds, the mark that one is
 /// due, and the actions subscribers dispatch during a round.

@@ -1,4 +1,5 @@
 import Dispatch
+import StatecraftPrimitives
 
 /// The engine of a scope: no state, reducer, middleware, queue or rounds of its own.
 ///

@@ -1,4 +1,5 @@
 import Dispatch
+import StatecraftPrimitives
 
 /// The engine behind ``Store``: dispatch → middleware → reduce → commit → notify, top to bottom.
 ///

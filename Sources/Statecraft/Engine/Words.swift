@@ -1,4 +1,5 @@
 import StatecraftAtomics
+import StatecraftPrimitives
 
 /// The store's six atomic words, in one allocation, shared by its parts; each packs what the
 /// dispatch path reads together.

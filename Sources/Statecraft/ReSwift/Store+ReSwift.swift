@@ -1,3 +1,5 @@
+import StatecraftPrimitives
+
 // ReSwift's remaining store API, so that a ReSwift app compiles after changing the import.
 
 extension Store: StoreType, _StoreStateReading {

@@ -1,3 +1,5 @@
+import StatecraftPrimitives
+
 // Inlinable, so that the steps are compiled for the app's types (Benchmarks/README.md, "Why
 // the engine is inlinable").
 

@@ -1,3 +1,5 @@
+import StatecraftPrimitives
+
 extension Store {
   /// The selected state, as an asynchronous sequence: the current value first, then each
   /// change.

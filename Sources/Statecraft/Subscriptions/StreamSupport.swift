@@ -1,3 +1,5 @@
+import StatecraftPrimitives
+
 /// Finishes a stream when the subscription that feeds it is released (the store is gone).
 final class StreamFinisher<Element: Sendable>: Sendable {
   private let continuation: AsyncStream<Element>.Continuation

@@ -1,3 +1,5 @@
+import StatecraftPrimitives
+
 /// A description of which values a subscriber receives: what to select from the state and which
 /// changes to skip.
 ///

@@ -1,3 +1,5 @@
+import StatecraftPrimitives
+
 /// A thunk the store can start whatever its static type: lets an action dispatched by a
 /// thunk or a middleware be recognised as a thunk.
 ///

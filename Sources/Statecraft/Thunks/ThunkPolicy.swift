@@ -1,3 +1,5 @@
+import StatecraftPrimitives
+
 /// What starting a thunk does when thunks with the same ``ThunkID`` are running or have just
 /// run: the effect policies, with the names Rx and TCA users know.
 ///

@@ -1,3 +1,5 @@
+import StatecraftPrimitives
+
 /// One run of a thunk: its cancellation, its task and the thunks it dispatched.
 ///
 /// Copies share the run: its identity and its links are one allocation, the links behind its

@@ -1,3 +1,5 @@
+import StatecraftPrimitives
+
 /// The thunks a store runs: their identifiers, the environment they read, and where their
 /// errors go.
 @usableFromInline

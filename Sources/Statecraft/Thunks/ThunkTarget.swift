@@ -1,3 +1,5 @@
+import StatecraftPrimitives
+
 /// Where a thunk runs: in a store, or, run by the thunk middleware in a chain built by hand,
 /// with the `dispatch` and `getState` that middleware was handed.
 enum ThunkTarget<State: Sendable>: Sendable {

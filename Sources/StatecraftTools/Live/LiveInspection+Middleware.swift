@@ -1,4 +1,5 @@
 import Statecraft
+import StatecraftPrimitives
 
 // What each dispatch does under a `LiveInspection`: the reducer wrapper that lets the page set
 // the store's state, and the middleware that streams each action and carries out the page's

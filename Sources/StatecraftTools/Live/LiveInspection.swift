@@ -1,5 +1,6 @@
 import Foundation
 import Statecraft
+import StatecraftPrimitives
 
 // The live inspection, its connection to the inspector and its lifetime. What each dispatch
 // does is in LiveInspection+Middleware.swift, the page's commands in LiveInspection+Commands.swift.

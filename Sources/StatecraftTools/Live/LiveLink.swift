@@ -1,5 +1,6 @@
 import Dispatch
 import Statecraft
+import StatecraftPrimitives
 
 /// A live inspection's connection to the inspector, and what it takes to make it again.
 ///

@@ -74,6 +74,12 @@ package enum ActionNames {
     /// cannot be replayed.
     package var label: String?
 
+    package init(key: String, title: String, label: String?) {
+      self.key = key
+      self.title = title
+      self.label = label
+    }
+
     /// The title and the label on one line, as `inspect` lists a step.
     package var line: String {
       switch label {
@@ -98,7 +104,7 @@ package enum ActionNames {
       let title = "\(name) · \(phase)"
       var detail = ""
       if let value = object["value"] {
-        detail = SessionReport.actionLabel(of: value)
+        detail = label(of: value)
       } else if case .string(let reason)? = object["valueNotRecorded"] {
         detail = "(value not recorded: \(reason))"
       } else if case .object(let error)? = object["error"],
@@ -113,6 +119,31 @@ package enum ActionNames {
     }
     return Shown(
       key: typeName, title: shortTypeName(typeName),
-      label: payload.map { SessionReport.actionLabel(of: $0) })
+      label: payload.map { label(of: $0) })
+  }
+
+  /// An action's JSON as a short label: `add("Buy milk")` for an enum case with unlabelled
+  /// values, `increment` for one without, `login(user: "ana")` for labelled ones, the JSON
+  /// itself otherwise; at most 300 characters.
+  package static func label(of payload: JSONValue) -> String {
+    var text = payload.jsonText()
+    if case .object(let object) = payload, object.count == 1, let (name, value) = object.first,
+      case .object(let fields) = value
+    {
+      let keys = fields.keys.sorted { lhs, rhs in
+        // `_0`, `_1`, … in order of their number, labels after, alphabetically.
+        switch (Int(lhs.dropFirst()), Int(rhs.dropFirst())) {
+        case (let left?, let right?) where lhs.hasPrefix("_") && rhs.hasPrefix("_"):
+          return left < right
+        default: return lhs < rhs
+        }
+      }
+      let parts = keys.map { key -> String in
+        let value = fields[key]?.jsonText() ?? "null"
+        return key.hasPrefix("_") && Int(key.dropFirst()) != nil ? value : "\(key): \(value)"
+      }
+      text = parts.isEmpty ? name : "\(name)(\(parts.joined(separator: ", ")))"
+    }
+    return text.count > 300 ? String(text.prefix(300)) + "…" : text
   }
 }

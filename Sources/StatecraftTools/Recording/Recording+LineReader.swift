@@ -2,7 +2,7 @@ import Foundation
 import Statecraft
 
 /// Splits JSON Lines arriving in blocks into lines and decodes each, holding one line at a time.
-struct LineReader {
+package struct LineReader {
   /// The action types to decode, or `nil` to read the actions as JSON only.
   let registry: ActionRegistry?
   let maximumLineLength: Int
@@ -18,7 +18,7 @@ struct LineReader {
   private var number = 1
 
   /// The store's own first action: recorded, never replayed, since a store dispatches its own.
-  static let initTypeName = String(reflecting: StatecraftInit.self)
+  package static let initTypeName = String(reflecting: StatecraftInit.self)
 
   init(registry: ActionRegistry?, maximumLineLength: Int) {
     self.registry = registry

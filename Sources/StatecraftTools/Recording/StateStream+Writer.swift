@@ -1,5 +1,6 @@
 import Foundation
 import Statecraft
+import StatecraftPrimitives
 
 // A `StateStream`'s writer thread: it takes what the dispatching threads handed over, reads the
 // store's state when the stream is quiet, encodes the lines and passes them to the sink.

@@ -1,5 +1,6 @@
 import Foundation
 import Statecraft
+import StatecraftPrimitives
 
 // What the dispatching thread calls: a `StateStream`'s hand-over to its writer, and its start
 // and end. The writer's side is in StateStream+Writer.swift.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Statecraft
+import StatecraftPrimitives
 import StatecraftTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Statecraft
-@_spi(Fuzzing) import StatecraftTools
+@_spi(Fuzzing) import StatecraftInspector
+import StatecraftTools
 
 enum FuzzAction: Action, Codable {
   case increment

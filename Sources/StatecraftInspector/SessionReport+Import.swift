@@ -1,4 +1,5 @@
 import Foundation
+import StatecraftTools
 
 // A recording file imported into the live page: read with the checks and limits of any
 // recording, and shown as the page of a file shows it.

@@ -1,4 +1,5 @@
 import Foundation
+import StatecraftTools
 
 extension SessionReport {
   /// The names a generated test uses to reach the app's code.

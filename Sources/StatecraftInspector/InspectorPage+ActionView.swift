@@ -1,3 +1,5 @@
+import StatecraftTools
+
 extension SessionReport {
   // The selected step's action on the page of a file and on the live page: its values as a
   // tree, and the action and the state as raw JSON to copy. Part of the page's main script

@@ -1,5 +1,7 @@
 import Dispatch
 import Statecraft
+import StatecraftPrimitives
+import StatecraftTools
 
 // The live inspector's session: the pages it tells and the app's lines it takes. How a line
 // becomes the page's steps is in LiveSession+Model.swift.

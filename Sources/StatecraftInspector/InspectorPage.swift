@@ -1,3 +1,5 @@
+import StatecraftTools
+
 extension SessionReport {
   // The whole page, written here and embedded so that the file needs nothing from the network.
   // `__TITLE__` and `__DATA__` are replaced; the data is JSON in a script element of its own.

@@ -1,5 +1,6 @@
 import Foundation
 import Statecraft
+import StatecraftTools
 
 /// A recording replayed through the app's reducer: every action with the state after it, ready
 /// to be shown in a browser or turned into a regression test.

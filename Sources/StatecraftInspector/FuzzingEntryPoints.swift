@@ -1,4 +1,5 @@
 import Foundation
+import StatecraftTools
 
 /// What the fuzzers in `Tests/Fuzz` run: everything `inspect` does with bytes it did not write,
 /// past the reader.

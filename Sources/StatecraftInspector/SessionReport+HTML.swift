@@ -1,4 +1,5 @@
 import Foundation
+import StatecraftTools
 
 extension SessionReport {
   /// The page that shows the session: one self-contained HTML file.

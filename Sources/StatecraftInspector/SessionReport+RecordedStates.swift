@@ -1,4 +1,5 @@
 import Statecraft
+import StatecraftTools
 
 extension SessionReport {
   /// A report of a recording from the states it holds, without the app's code: what
@@ -109,31 +110,6 @@ extension SessionReport {
     case .none, .dropped, .omitted, .failed:
       return []
     }
-  }
-
-  /// An action's JSON as a short label: `add("Buy milk")` for an enum case with unlabelled
-  /// values, `increment` for one without, `login(user: "ana")` for labelled ones, the JSON
-  /// itself otherwise; at most 300 characters.
-  package static func actionLabel(of payload: JSONValue) -> String {
-    var text = payload.jsonText()
-    if case .object(let object) = payload, object.count == 1, let (name, value) = object.first,
-      case .object(let fields) = value
-    {
-      let keys = fields.keys.sorted { lhs, rhs in
-        // `_0`, `_1`, … in order of their number, labels after, alphabetically.
-        switch (Int(lhs.dropFirst()), Int(rhs.dropFirst())) {
-        case (let left?, let right?) where lhs.hasPrefix("_") && rhs.hasPrefix("_"):
-          return left < right
-        default: return lhs < rhs
-        }
-      }
-      let parts = keys.map { key -> String in
-        let value = fields[key]?.jsonText() ?? "null"
-        return key.hasPrefix("_") && Int(key.dropFirst()) != nil ? value : "\(key): \(value)"
-      }
-      text = parts.isEmpty ? name : "\(name)(\(parts.joined(separator: ", ")))"
-    }
-    return text.count > 300 ? String(text.prefix(300)) + "…" : text
   }
 }
 

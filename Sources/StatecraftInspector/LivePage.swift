@@ -1,3 +1,5 @@
+import StatecraftTools
+
 extension SessionReport {
   /// The page `inspect --live` serves: the session page with no actions yet, and a script that
   /// receives the app's actions from the inspector as they happen (Server-Sent Events) and sends

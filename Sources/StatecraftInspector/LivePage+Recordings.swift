@@ -1,3 +1,5 @@
+import StatecraftTools
+
 extension SessionReport {
   // The live page's Lock, Pause recording, Export and Import. Part of the live script's closure
   // (`liveScript`), so it uses its `token`, `send`, `reset`, `showError`, `events` and `connect`.

@@ -25,7 +25,7 @@ enum Lock {
     @usableFromInline typealias Primitive = pthread_mutex_t
   #endif
 
-  @usableFromInline
+  @inlinable
   static func initialize(_ mutex: UnsafeMutablePointer<Primitive>) {
     #if canImport(Darwin)
       mutex.initialize(to: os_unfair_lock())
@@ -151,12 +151,20 @@ package struct AtomicWords: @unchecked Sendable {
   @usableFromInline let _buffer: ManagedBuffer<Void, UInt64>
 
   /// Makes `count` words, each 0.
-  @usableFromInline
+  @inlinable
   package init(count: Int) {
     _buffer = .create(minimumCapacity: count) { buffer in
       buffer.withUnsafeMutablePointerToElements { $0.initialize(repeating: 0, count: count) }
     }
   }
+
+  /// How many words there are: at least the count they were made with.
+  @inlinable
+  package var capacity: Int { _buffer.capacity }
+
+  /// Names these words: copies share it, other words never have it while these are kept.
+  @inlinable
+  package var identity: ObjectIdentifier { ObjectIdentifier(_buffer) }
 
   /// The word at `index`, as a `Value`; usable while these words are kept.
   @inlinable
@@ -170,6 +178,7 @@ package struct AtomicWords: @unchecked Sendable {
 package struct AtomicCell<Value: AtomicWordRepresentable>: Sendable {
   @usableFromInline let _words: AtomicWords
 
+  @inlinable
   package init(_ value: Value) {
     _words = AtomicWords(count: 1)
     _atomic.store(value, ordering: .relaxed)
@@ -324,33 +333,33 @@ extension UInt64: AtomicWordRepresentable {
 ///
 /// It keeps its storage when it empties. A popped element is released at once.
 @usableFromInline @frozen
-struct FIFO<Element> {
+package struct FIFO<Element> {
   @usableFromInline var _storage: [Element?] = []
   @usableFromInline var _head = 0
 
   @inlinable
-  init() {}
+  package init() {}
 
   @inlinable
-  var isEmpty: Bool { _head == _storage.count }
+  package var isEmpty: Bool { _head == _storage.count }
 
   @inlinable
-  var count: Int { _storage.count - _head }
+  package var count: Int { _storage.count - _head }
 
   @inlinable
-  mutating func append(_ element: Element) {
+  package mutating func append(_ element: Element) {
     _storage.append(element)
   }
 
   /// Removes every element, keeping the storage.
   @inlinable
-  mutating func removeAll() {
+  package mutating func removeAll() {
     _storage.removeAll(keepingCapacity: true)
     _head = 0
   }
 
   @inlinable
-  mutating func popFirst() -> Element? {
+  package mutating func popFirst() -> Element? {
     guard _head < _storage.count else { return nil }
     let element = _storage[_head].take()
     _head += 1
@@ -369,7 +378,7 @@ extension FIFO: Sendable where Element: Sendable {}
 
 /// A number that identifies the calling thread among the threads alive now; never 0.
 @inlinable
-func currentThreadID() -> UInt {
+package func currentThreadID() -> UInt {
   #if canImport(Darwin)
     UInt(bitPattern: pthread_self())
   #else
@@ -393,7 +402,7 @@ package enum MainQueue {
     return address
   }()
 
-  @usableFromInline
+  @inlinable
   package static var isCurrent: Bool {
     var key = UInt(sc_main_queue_key())
     if key == 0 { key = publishedKey() }
@@ -407,7 +416,8 @@ package enum MainQueue {
   }
 
   /// Runs `body` on the main actor: now if this is the main queue, else as soon as it runs.
-  static func onMainActor(_ body: @escaping @MainActor @Sendable () -> Void) {
+  @inlinable
+  package static func onMainActor(_ body: @escaping @MainActor @Sendable () -> Void) {
     if isCurrent {
       MainActor.assumeIsolated { body() }
     } else {
@@ -418,7 +428,8 @@ package enum MainQueue {
   /// Returns what `body` makes on the main actor, a value that need not be `Sendable`, for a
   /// caller that uses it only on the main queue: now if this is the main queue, else waiting for
   /// the main queue to run it.
-  static func makeOnMainActor<Value>(_ body: @MainActor () -> Value) -> Value {
+  @inlinable
+  package static func makeOnMainActor<Value>(_ body: @MainActor () -> Value) -> Value {
     nonisolated(unsafe) var made: Value?
     syncOnMainActor { made = body() }
     guard let made else { preconditionFailure("the main actor made no value") }
@@ -427,9 +438,20 @@ package enum MainQueue {
 
   /// Returns what `body` returns, run on the main actor: now if this is the main queue, else
   /// waiting for the main queue to run it.
+  @inlinable
   package static func syncOnMainActor<Value: Sendable>(_ body: @MainActor () -> Value) -> Value {
     if isCurrent { return MainActor.assumeIsolated { body() } }
     return DispatchQueue.main.sync { MainActor.assumeIsolated { body() } }
+  }
+}
+
+/// The monotonic clock the products read: `DispatchTime`, which every supported system has.
+@usableFromInline
+package enum MonotonicClock {
+  /// Nanoseconds since an arbitrary start, never going back.
+  @inlinable
+  package static var now: UInt64 {
+    DispatchTime.now().uptimeNanoseconds
   }
 }
 
@@ -460,7 +482,7 @@ extension Equatable {
 /// The address of `object`, for an owner that keeps it alive and refers to it unretained: the
 /// chain's box, the registry's entries during a round, the reducing mark.
 @inlinable
-func address(of object: AnyObject) -> UInt {
+package func address(of object: AnyObject) -> UInt {
   UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
 }
 
@@ -468,35 +490,24 @@ func address(of object: AnyObject) -> UInt {
 ///
 /// The caller guarantees that something else keeps the object alive for the call.
 @inlinable
-func withObject<Object: AnyObject, Result>(
+package func withObject<Object: AnyObject, Result>(
   at address: UInt, as _: Object.Type, _ body: (Object) -> Result
 ) -> Result {
   Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
     ._withUnsafeGuaranteedRef(body)
 }
 
-// MARK: - The type of an action
+// MARK: - The type in an existential
 
-/// The identity of the action's type, read from the existential without a runtime call.
+/// The address of the type metadata of the existential at `existential`, read without copying
+/// it: for an `any P` of one protocol that is not class-bound, such as `any Action`.
 ///
-/// Cheaper than `type(of:)` and a closure call per listener (benchmark h). For a class, the
-/// identity may be a superclass's; listeners of classes do not use it.
-@inlinable
-func typeIdentifier(of action: any Action) -> ObjectIdentifier {
-  func identifier<Concrete: Action>(_: Concrete) -> ObjectIdentifier {
-    ObjectIdentifier(Concrete.self)
-  }
-  return identifier(action)
-}
-
-/// The address of the type metadata of the action at `action`, read without copying it.
-///
-/// An `any Action` container is three words of value buffer, then the metadata (Swift's ABI,
+/// Such a container is three words of value buffer, then the metadata (Swift's ABI,
 /// docs/ABI/TypeLayout.rst, "Existential Container Layout"): the same identity as
-/// ``typeIdentifier(of:)``'s.
+/// `ObjectIdentifier` of the opened type's.
 @inlinable
-func typeAddress(ofActionAt action: UnsafePointer<any Action>) -> UInt {
-  UnsafeRawPointer(action).load(fromByteOffset: 3 * MemoryLayout<UInt>.size, as: UInt.self)
+package func typeAddress(ofExistentialAt existential: UnsafeRawPointer) -> UInt {
+  existential.load(fromByteOffset: 3 * MemoryLayout<UInt>.size, as: UInt.self)
 }
 
 // MARK: - The value a step saw last
@@ -513,9 +524,9 @@ func typeAddress(ofActionAt action: UnsafePointer<any Action>) -> UInt {
 /// freeing the buffer, code not specialized for `Value`, looks up no `Optional<Value>` at run
 /// time.
 @usableFromInline
-final class PreviousValue<Value>: ManagedBuffer<PreviousValueHeader, Value> {
+package final class PreviousValue<Value>: ManagedBuffer<PreviousValueHeader, Value> {
   @inlinable
-  static func make() -> PreviousValue<Value> {
+  package static func make() -> PreviousValue<Value> {
     let buffer = create(minimumCapacity: 1) { _ in PreviousValueHeader() }
     return unsafeDowncast(buffer, to: PreviousValue<Value>.self)
   }
@@ -528,7 +539,7 @@ final class PreviousValue<Value>: ManagedBuffer<PreviousValueHeader, Value> {
 
   /// Stores `value` and returns the value stored before it.
   @inlinable
-  func exchange(_ value: Value) -> Value? {
+  package func exchange(_ value: Value) -> Value? {
     withUnsafeMutablePointers { header, storage in
       guard header.pointee.hasValue else {
         storage.initialize(to: value)
@@ -543,7 +554,7 @@ final class PreviousValue<Value>: ManagedBuffer<PreviousValueHeader, Value> {
 
   /// Stores `tag` and returns the tag stored before it (0 at first).
   @inlinable
-  func exchangeTag(_ tag: Int) -> Int {
+  package func exchangeTag(_ tag: Int) -> Int {
     withUnsafeMutablePointerToHeader { header in
       let previous = header.pointee.tag
       header.pointee.tag = tag
@@ -554,10 +565,10 @@ final class PreviousValue<Value>: ManagedBuffer<PreviousValueHeader, Value> {
 
 /// A ``PreviousValue``'s header.
 @usableFromInline @frozen
-struct PreviousValueHeader {
+package struct PreviousValueHeader {
   @usableFromInline var tag = 0
   @usableFromInline var hasValue = false
 
   @inlinable
-  init() {}
+  package init() {}
 }

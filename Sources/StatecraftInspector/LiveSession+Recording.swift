@@ -1,4 +1,5 @@
 import Statecraft
+import StatecraftTools
 
 // The live session as a recording file, in the format `inspect FILE` and `Recording` read: what
 // the page's Export button downloads.

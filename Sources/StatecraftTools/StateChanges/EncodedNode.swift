@@ -1,5 +1,6 @@
 import Foundation
 import Statecraft
+import StatecraftPrimitives
 
 // The tree a `StateChangeTracker` keeps: a node per place of the state, reused when the value
 // there is equal to the one before, and arrays of `Equatable` elements compared element by element.

@@ -1,4 +1,5 @@
 import Statecraft
+import StatecraftTools
 
 // The session as the page reads it, and how the app's lines change it: steps added, old steps
 // forgotten at a checkpoint, and the states rewritten after a skip.
