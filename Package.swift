@@ -83,7 +83,7 @@ let package = Package(
       resources: [.copy("Resources/characters.txt")]
     ),
     // `swift run inspect`: any app's recordings, and a running app live. Part of what users
-    // install, so it depends on the library products only.
+    // install, so it depends on the library products only, and the primitives they share.
     .executableTarget(
       name: "Inspect",
       dependencies: ["StatecraftInspector", "StatecraftPrimitives", "StatecraftTools"]),
