@@ -14,24 +14,16 @@ protocol StartableThunk: StartedByTheStore {
 }
 
 /// The thunk in `action` if it is one for stores of `State`.
+///
+/// Asks the engine's cache of action types known not to be thunks first, as every dispatch does
+/// (`ActionKind`): a thunk's every dispatch asks, and the cast looks the conformance up in the
+/// runtime.
 func startable<State>(_ action: any Action, for _: State.Type) -> (any StartableThunk)? {
-  // The identity read from the existential (see `typeIdentifier(of:)`); for a class it may be
-  // a superclass's, which is as good here: thunks are structs.
-  let type = typeIdentifier(of: action)
-  if nonThunkTypes.withLock({ $0.contains(type) }) { return nil }
-  guard let thunk = action as? any StartableThunk else {
-    nonThunkTypes.withLock { _ = $0.insert(type) }
-    return nil
-  }
+  guard !withUnsafePointer(to: action, ActionKind.isReducible(at:)),
+    let thunk = action as? any StartableThunk
+  else { return nil }
   return Swift.type(of: thunk).stateType == State.self ? thunk : nil
 }
-
-/// The action types found not to be thunks.
-///
-/// A thunk's every dispatch asks whether its action is a thunk; the cast looks the conformance
-/// up in the runtime, and this set answers for the types already seen far sooner. It holds at
-/// most one entry per action type of the program.
-private let nonThunkTypes = Locked<Set<ObjectIdentifier>>([])
 
 extension Thunk: StartableThunk {
   @usableFromInline static var stateType: Any.Type { State.self }

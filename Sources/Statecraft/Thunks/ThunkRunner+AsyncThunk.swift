@@ -3,7 +3,7 @@ extension ThunkRunner {
   func run<State, Value>(
     _ thunk: AsyncThunk<State, Value>, on target: ThunkTarget<State>, parent: ThunkRun?
   ) -> ThunkTask<Value> {
-    target.checkNotReducing("dispatch(\(thunk.misuseName))")
+    checkNotReducing(target, "dispatch(\(thunk.misuseName))")
     let admission = admit(id: thunk.id, policy: thunk.policy)
     let run = admission.run
     guard !admission.isDropped else { return dropped(run) }

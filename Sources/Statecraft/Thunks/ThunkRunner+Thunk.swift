@@ -12,42 +12,54 @@ extension ThunkRunner {
   func run<State>(_ thunk: Thunk<State>, on target: ThunkTarget<State>, parent: ThunkRun?)
     -> ThunkTask<Void>
   {
-    target.checkNotReducing("dispatch(\(thunk.misuseName))")
-    let admission = admit(id: thunk.id, policy: thunk.policy)
-    let run = admission.run
-    guard !admission.isDropped else { return dropped(run) }
-    let task: Task<Void, any Error>
+    checkNotReducing(target, "dispatch(\(thunk.misuseName))")
     // One switch on the body: in code not specialized for the app's state, each match looks
     // the body's type up at run time.
     switch thunk.body {
-    case .immediate(let body) where admission.wait == nil:
-      return runInline(body, run: run, on: target, parent: parent)
     case .immediate(let body):
+      // Without an identifier the run waits for nothing, and may end here unregistered.
+      let isRegistered = thunk.id != nil
+      let admission = admit(id: thunk.id, policy: thunk.policy, registering: isRegistered)
+      guard !admission.isDropped else { return dropped(admission.run) }
+      guard admission.wait != nil else {
+        return runInline(
+          body, run: admission.run, isRegistered: isRegistered, on: target,
+          parent: parent)
+      }
       // Its turn comes later (queue, debounce): the body runs in the task.
-      let context = ThunkContext(run: run, runner: self, target: target)
-      task = startTask(on: target) { [self] in
-        defer { end(run) }
-        try await admission.wait?()
-        try context.checkCancellation()
+      return runInTask(admission, parent: parent, on: target) { context in
         body(context.dispatch, context.makeGetState())
-        await run.waitForChildren()
       }
     case .async(let body):
-      let context = ThunkContext(run: run, runner: self, target: target)
-      task = startTask(on: target) { [self] in
-        defer { end(run) }
-        do {
-          if let wait = admission.wait {
-            try await wait()
-            try context.checkCancellation()
-          }
-          try await body(context)
-          await run.waitForChildren()
-        } catch {
-          await run.waitForChildren()
-          report(error)
-          throw error
+      let admission = admit(id: thunk.id, policy: thunk.policy)
+      guard !admission.isDropped else { return dropped(admission.run) }
+      return runInTask(admission, parent: parent, on: target, body)
+    }
+  }
+
+  /// Runs `body` in a task, after the admission's wait.
+  ///
+  /// Apart from `run`, so that a body run inline does not look up the types a task's closure
+  /// captures.
+  private func runInTask<State>(
+    _ admission: Admission, parent: ThunkRun?, on target: ThunkTarget<State>,
+    _ body: @escaping @Sendable (ThunkContext<State>) async throws -> Void
+  ) -> ThunkTask<Void> {
+    let run = admission.run
+    let context = ThunkContext(run: run, runner: self, target: target)
+    let task = startTask(on: target) { [self] in
+      defer { end(run) }
+      do {
+        if let wait = admission.wait {
+          try await wait()
+          try context.checkCancellation()
         }
+        try await body(context)
+        await run.waitForChildren()
+      } catch {
+        await run.waitForChildren()
+        report(error)
+        throw error
       }
     }
     return finish(task, run: run, parent: parent)
@@ -59,16 +71,17 @@ extension ThunkRunner {
       @Sendable (
         _ dispatch: @escaping DispatchFunction, _ getState: @escaping GetState<State>
       ) -> Void,
-    run: ThunkRun, on target: ThunkTarget<State>, parent: ThunkRun?
+    run: ThunkRun, isRegistered: Bool, on target: ThunkTarget<State>, parent: ThunkRun?
   ) -> ThunkTask<Void> {
-    body(target.dispatch(for: run, runner: self), target.getState)
+    body(runDispatch(in: target, run: run, runner: self), getState(in: target))
     // The body's dispatches ran before it returned: a thunk it dispatched has either ended or
     // is a child by now. A child a callback dispatches later, once the run has ended, is one
     // nobody waits for, as after a run that ended in its task.
     guard run.hasChildren else {
-      end(run)
+      if isRegistered { end(run) } else { run.markFinished() }
       return ThunkTask(endedWithoutTask: run, dropped: false)
     }
+    if !isRegistered { register(run) }  // releasing the store now cancels it
     let task = startTask(on: target) { [self] in
       await run.waitForChildren()
       end(run)

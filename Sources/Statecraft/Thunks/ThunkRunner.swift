@@ -5,7 +5,7 @@ import StatecraftPrimitives
 @usableFromInline
 final class ThunkRunner: Sendable {
   private struct State: Sendable {
-    var nextSerial: UInt64 = 0
+    /// The runs that cancelling by identifier or releasing the store reaches.
     var running: [UInt64: ThunkRun] = [:]
     /// When a throttled id last started a run.
     var lastStarts: [ThunkID: Interval] = [:]
@@ -44,11 +44,17 @@ final class ThunkRunner: Sendable {
 
   /// Registers a new run under `policy`: cancels the runs it supersedes, or drops it, or makes
   /// it wait for its turn.
-  func admit(id: ThunkID?, policy: ThunkPolicy) -> Admission {
+  ///
+  /// A run without an identifier is not registered when `registering` is `false`: a body that
+  /// runs inline and ends before `dispatch` returns needs no lock and no entry. Such a run is
+  /// registered (`register(_:)`) before it gets a task, the only way it can outlive the call.
+  func admit(id: ThunkID?, policy: ThunkPolicy, registering: Bool = true) -> Admission {
     guard let id, policy != .concurrent else {
+      guard id != nil || registering else {
+        return Admission(run: ThunkRun(id: nil, serial: nextSerial()), wait: nil, isDropped: false)
+      }
       let run = state.withLock { state in
-        state.nextSerial += 1
-        let run = ThunkRun(id: id, serial: state.nextSerial)
+        let run = ThunkRun(id: id, serial: nextSerial())
         state.running[run.serial] = run
         return run
       }
@@ -58,8 +64,7 @@ final class ThunkRunner: Sendable {
     let now = clock.now
     let (run, superseded, previous, isDropped) = state.withLock {
       runs -> (run: ThunkRun, superseded: [ThunkRun], previous: ThunkRun?, isDropped: Bool) in
-      runs.nextSerial += 1
-      let run = ThunkRun(id: id, serial: runs.nextSerial)
+      let run = ThunkRun(id: id, serial: nextSerial())
       let same = runs.running.values.filter { $0.id == id }
       var result: (run: ThunkRun, superseded: [ThunkRun], previous: ThunkRun?, isDropped: Bool) =
         (run, [], nil, false)
@@ -94,6 +99,17 @@ final class ThunkRunner: Sendable {
     default: break
     }
     return Admission(run: run, wait: nil, isDropped: false)
+  }
+
+  /// A number for a new run. Taken under the lock for a run with an identifier, so that the
+  /// numbers of the runs of one identifier follow the order they were admitted in (`.queue`).
+  private func nextSerial() -> UInt64 {
+    runSerials.add(1, ordering: .relaxed).newValue
+  }
+
+  /// Registers a run `admit(id:policy:registering:)` left out.
+  func register(_ run: ThunkRun) {
+    state.withLock { $0.running[run.serial] = run }
   }
 
   func end(_ run: ThunkRun) {
@@ -157,3 +173,7 @@ extension ThunkRunner {
     return Task.detached(operation: operation)
   }
 }
+
+/// The last number a thunk run took, in any store: one counter for the process, so that a store
+/// keeps no atomic word of its own for its runs.
+private let runSerials = AtomicCell<UInt64>(0)

@@ -6,10 +6,6 @@ enum ThunkTarget<State: Sendable>: Sendable {
   case store(Engine<State>)
   case handed(dispatch: DispatchFunction, getState: GetState<State>)
 
-  func checkNotReducing(_ call: @autoclosure () -> String) {
-    if case .store(let engine) = self { engine.checkNotReducing(.method(call())) }
-  }
-
   /// This target as one of `Other`, which ``startable(_:for:)`` checked is `State`.
   func `as`<Other>(_: Other.Type) -> ThunkTarget<Other> {
     guard let target = self as? ThunkTarget<Other> else {
@@ -29,28 +25,41 @@ enum ThunkTarget<State: Sendable>: Sendable {
 }
 
 extension ThunkTarget {
-  /// The `dispatch` a run's body receives: see `runDispatch(to:run:runner:)`.
-  func dispatch(for run: ThunkRun, runner: ThunkRunner) -> DispatchFunction {
-    switch self {
-    case .store(let engine): runDispatch(to: engine, run: run, runner: runner)
-    case .handed(let dispatch, _): runDispatch(to: dispatch, run: run)
-    }
-  }
-
-  /// The `getState` a body with `dispatch` and `getState` receives: the committed state, `nil`
-  /// once the store is gone.
-  var getState: GetState<State> {
-    switch self {
-    case .store(.root(let core)): { [weak core] in core?.stateFromGenericCode }
-    case .store(.scope(let scope)): { [weak scope] in scope?.snapshot?.state }
-    case .handed(_, let getState): getState
-    }
-  }
-
   /// Whether a run's task may start on this thread: see `ThunkRunner.startTask(on:_:)`.
   var startsInline: Bool {
     guard case .store(let engine) = self else { return false }
     return !MainQueue.isCurrent && !engine.isTurnHeld
+  }
+}
+
+/// Stops the program if `target` is a store whose reducer runs on this thread (C11).
+///
+/// This and the two functions below are free functions, not members of the generic
+/// `ThunkTarget`, as `runDispatch(to:run:runner:)` says why.
+func checkNotReducing<State>(_ target: ThunkTarget<State>, _ call: @autoclosure () -> String) {
+  switch target {
+  case .store(let engine): engine.checkNotReducing(.method(call()))
+  case .handed: break
+  }
+}
+
+/// The `dispatch` a run's body receives in `target`: see `runDispatch(to:run:runner:)`.
+func runDispatch<State>(in target: ThunkTarget<State>, run: ThunkRun, runner: ThunkRunner)
+  -> DispatchFunction
+{
+  switch target {
+  case .store(let engine): runDispatch(to: engine, run: run, runner: runner)
+  case .handed(let dispatch, _): runDispatch(to: dispatch, run: run)
+  }
+}
+
+/// The `getState` a body with `dispatch` and `getState` receives in `target`: the committed
+/// state, `nil` once the store is gone.
+func getState<State>(in target: ThunkTarget<State>) -> GetState<State> {
+  switch target {
+  case .store(.root(let core)): { [weak core] in core?.stateFromGenericCode }
+  case .store(.scope(let scope)): { [weak scope] in scope?.snapshot?.state }
+  case .handed(_, let getState): getState
   }
 }
 
