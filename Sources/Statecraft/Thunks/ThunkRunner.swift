@@ -101,7 +101,9 @@ final class ThunkRunner: Sendable {
     return Admission(run: run, wait: nil, isDropped: false)
   }
 
-  /// A number for a new run. Taken under the lock for a run with an identifier, so that the
+  /// A number for a new run.
+  ///
+  /// Taken under the lock for a run with an identifier, so that the
   /// numbers of the runs of one identifier follow the order they were admitted in (`.queue`).
   private func nextSerial() -> UInt64 {
     runSerials.add(1, ordering: .relaxed).newValue
