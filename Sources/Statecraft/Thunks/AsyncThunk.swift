@@ -107,22 +107,11 @@ public struct ThunkLifecycle<Value: Sendable>: Action {
 }
 
 extension ThunkLifecycle {
-  /// Whether this is the `pending` action: the run started.
+  /// Whether this is the `pending` action: the run started. `!isPending` says the run ended,
+  /// fulfilled, rejected or cancelled: the moment to clear a spinner.
   /// - Complexity: O(1).
   public var isPending: Bool {
     if case .pending = phase { true } else { false }
-  }
-
-  /// Whether the run ended, fulfilled, rejected or cancelled: the moment to clear a spinner.
-  /// - Complexity: O(1).
-  public var isSettled: Bool {
-    !isPending
-  }
-
-  /// Whether the run was cancelled.
-  /// - Complexity: O(1).
-  public var isCancelled: Bool {
-    if case .cancelled = phase { true } else { false }
   }
 
   /// The value the run produced, if this is the `fulfilled` action.

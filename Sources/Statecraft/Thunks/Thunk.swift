@@ -162,12 +162,6 @@ public struct ThunkContext<State: Sendable>: Sendable {
   /// - Complexity: O(1) to get; each call is a ``Store/dispatch(_:)-(Action)``.
   public let dispatch: DispatchFunction
 
-  /// Reads the committed state; `nil` once the store is gone.
-  /// - Complexity: O(1) to get; each call reads ``Store/state``.
-  public var getState: GetState<State> {
-    makeGetState()
-  }
-
   /// The committed state; `nil` once the store is gone.
   /// - Complexity: O(1): reads ``Store/state``.
   public var state: State? {
@@ -277,12 +271,6 @@ public struct ThunkTask<Value: Sendable>: Sendable {
   /// - Complexity: O(1).
   public var cancellationReason: ThunkCancellationReason? {
     run.cancellationReason
-  }
-
-  /// Whether the thunk has been cancelled.
-  /// - Complexity: O(1).
-  public var isCancelled: Bool {
-    run.isCancelled
   }
 }
 
