@@ -69,8 +69,7 @@ public struct Pulse<Value: Sendable>: Sendable, Equatable {
 /// One event of a ``Pulse``: its value and its place in the pulse's sequence.
 public struct PulseEvent<Value: Sendable>: Sendable, Equatable {
   /// The event's number in its pulse; increases by one per event.
-  /// - Complexity: O(1).
-  public let id: UInt64
+  @usableFromInline package let id: UInt64
   /// The event's value.
   /// - Complexity: O(1).
   public let value: Value

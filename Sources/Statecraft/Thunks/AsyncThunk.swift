@@ -39,11 +39,9 @@ public struct AsyncThunk<State: Sendable, Value: Sendable>: Action {
   /// - Complexity: O(1).
   public let name: String
   /// The identifier used to cancel the thunk, if it has one.
-  /// - Complexity: O(1).
-  public let id: ThunkID?
-  /// What starting this thunk does when others with the same ``id`` run; see ``ThunkPolicy``.
-  /// - Complexity: O(1).
-  public let policy: ThunkPolicy
+  let id: ThunkID?
+  /// What starting this thunk does when others with the same `id` run.
+  let policy: ThunkPolicy
   let body: @Sendable (ThunkContext<State>) async throws -> Value
 
   /// Creates a thunk that produces a value.

@@ -44,11 +44,9 @@ public struct Thunk<State: Sendable>: Action {
   }
 
   /// The identifier used to cancel the thunk, if it has one.
-  /// - Complexity: O(1).
-  public let id: ThunkID?
-  /// What starting this thunk does when others with the same ``id`` run; see ``ThunkPolicy``.
-  /// - Complexity: O(1).
-  public let policy: ThunkPolicy
+  let id: ThunkID?
+  /// What starting this thunk does when others with the same `id` run.
+  let policy: ThunkPolicy
   let body: Body
 
   /// Creates a thunk with an asynchronous body that receives a ``ThunkContext``.
