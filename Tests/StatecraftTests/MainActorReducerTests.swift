@@ -167,7 +167,8 @@ private let composedMainActorReducer = combineReducers(
       reducer: { state, action in if action is Increment { state.count += 1 } },
       state: TestState())
     let combined = Store(
-      reducer: combineReducers(inPlace(testReducer), scopedReducer(\TestState.label, inPlace(labelReducer))),
+      reducer: combineReducers(
+        inPlace(testReducer), scopedReducer(\TestState.label, inPlace(labelReducer))),
       state: TestState())
     onAnotherThreadWhileHoldingTheMainQueue {
       literal.dispatch(Increment())

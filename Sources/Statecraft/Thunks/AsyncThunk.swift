@@ -105,8 +105,10 @@ public struct ThunkLifecycle<Value: Sendable>: Action {
 }
 
 extension ThunkLifecycle {
-  /// Whether this is the `pending` action: the run started. `!isPending` says the run ended,
-  /// fulfilled, rejected or cancelled: the moment to clear a spinner.
+  /// Whether this is the `pending` action: the run started.
+  ///
+  /// `!isPending` says the run ended, fulfilled, rejected or cancelled: the moment to clear a
+  /// spinner.
   /// - Complexity: O(1).
   public var isPending: Bool {
     if case .pending = phase { true } else { false }
