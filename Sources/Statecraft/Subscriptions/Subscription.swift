@@ -2,7 +2,7 @@
 /// changes to skip.
 ///
 /// You get a `Subscription` of the store's whole state in the `transform` closure of
-/// ``Store/subscribe(_:transform:)-94h10`` and return a narrower one, built with ReSwift's vocabulary:
+/// ``Store/subscribe(_:transform:)`` and return a narrower one, built with ReSwift's vocabulary:
 ///
 /// ```swift
 /// mainStore.subscribe(self) { subscription in
