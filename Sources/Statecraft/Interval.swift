@@ -52,9 +52,8 @@ public struct Interval: Sendable, Hashable, Comparable, CustomStringConvertible 
       nanoseconds: whole < 0 ? 0 : UInt64(whole) * 1_000_000_000 + UInt64(fraction / 1_000_000_000))
   }
 
-  /// The length in seconds.
-  /// - Complexity: O(1).
-  public var seconds: Double {
+  /// The length in seconds, for messages.
+  var seconds: Double {
     Double(nanoseconds) / 1e9
   }
 

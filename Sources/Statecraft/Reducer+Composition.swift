@@ -15,15 +15,6 @@
 /// - Returns: The combined reducer.
 /// - Complexity: O(*n*) per action for *n* reducers.
 public func combineReducers<State>(_ reducers: InPlaceReducer<State>...) -> InPlaceReducer<State> {
-  combineReducers(reducers)
-}
-
-/// Combines an array of reducers into one that runs each of them, in order, for every action.
-///
-/// - Parameter reducers: The reducers, run first to last.
-/// - Returns: The combined reducer.
-/// - Complexity: O(*n*) per action for *n* reducers.
-public func combineReducers<State>(_ reducers: [InPlaceReducer<State>]) -> InPlaceReducer<State> {
   { state, action in
     for reducer in reducers { reducer(&state, action) }
   }
@@ -31,7 +22,8 @@ public func combineReducers<State>(_ reducers: [InPlaceReducer<State>]) -> InPla
 
 /// Lifts a reducer of one part of the state and one feature's actions to the whole state.
 ///
-/// The result runs `reduce` only for actions of type `FeatureAction`, on the part of the state
+/// The result runs `reduce` only for actions of type `FeatureAction` (an `Action`, or
+/// `any Action` for every action), on the part of the state
 /// at `keyPath`; other actions and other parts are left alone. The cast is done here, once, so
 /// feature reducers switch over their own action enum:
 ///
@@ -48,37 +40,26 @@ public func combineReducers<State>(_ reducers: [InPlaceReducer<State>]) -> InPla
 /// let reducer: InPlaceReducer<AppState> = scopedReducer(\.films, filmsReducer)
 /// ```
 ///
+/// A ReSwift-shaped reducer of the part, which sees every action, as in ReSwift's hand-written
+/// `appReducer` that calls `filmsReducer(action: action, state: state?.films)`, goes through
+/// ``inPlace(_:)->InPlaceReducer<State>`` first; its `FeatureAction` is then `any Action`:
+///
+/// ```swift
+/// scopedReducer(\.settings, inPlace(settingsReducer))  // (any Action, Settings?) -> Settings
+/// ```
+///
 /// - Parameters:
 ///   - keyPath: The part of the state the reducer owns.
 ///   - reduce: The feature's reducer.
 /// - Returns: A reducer of the whole state.
 /// - Complexity: O(1) per action, plus the slice reducer; the slice is changed in place.
-public func scopedReducer<State, Slice, FeatureAction: Action>(
+public func scopedReducer<State, Slice, FeatureAction: Sendable>(
   _ keyPath: WritableKeyPath<State, Slice> & Sendable,
   _ reduce: @escaping @Sendable (_ state: inout Slice, _ action: FeatureAction) -> Void
 ) -> InPlaceReducer<State> {
   { state, action in
     guard let action = action as? FeatureAction else { return }
     reduce(&state[keyPath: keyPath], action)
-  }
-}
-
-/// Lifts a ReSwift-shaped reducer of one part of the state to the whole state.
-///
-/// The part is passed as the reducer's state, so it sees every action, as in ReSwift's
-/// hand-written `appReducer` that calls `filmsReducer(action: action, state: state?.films)`.
-///
-/// - Parameters:
-///   - keyPath: The part of the state the reducer owns.
-///   - reducer: The part's reducer.
-/// - Returns: A reducer of the whole state.
-/// - Complexity: O(1) per action, plus the slice reducer; the slice is changed in place.
-public func scopedReducer<State, Slice>(
-  _ keyPath: WritableKeyPath<State, Slice> & Sendable,
-  _ reducer: @escaping Reducer<Slice>
-) -> InPlaceReducer<State> {
-  { state, action in
-    state[keyPath: keyPath] = reducer(action, state[keyPath: keyPath])
   }
 }
 
@@ -108,19 +89,6 @@ public func inPlace<State>(_ reducer: @escaping Reducer<State>) -> InPlaceReduce
 public func combineReducers<State: Sendable>(
   _ reducers: MainActorInPlaceReducer<State>...
 ) -> MainActorInPlaceReducer<State> {
-  combineReducers(reducers)
-}
-
-/// Combines an array of main-actor-isolated reducers into one that runs each of them, in order,
-/// for every action.
-///
-/// - Parameter reducers: The reducers, run first to last.
-/// - Returns: The combined reducer.
-/// - Complexity: O(*n*) per action for *n* reducers.
-@MainActor
-public func combineReducers<State: Sendable>(
-  _ reducers: [MainActorInPlaceReducer<State>]
-) -> MainActorInPlaceReducer<State> {
   // `State: Sendable` tells this overload apart from the nonisolated one: Swift does not count
   // a function type's isolation in an overload's signature.
   { state, action in
@@ -132,7 +100,8 @@ public func combineReducers<State: Sendable>(
 /// the whole state.
 ///
 /// The main-actor form of `scopedReducer(_:_:)`, for targets with default main-actor isolation,
-/// where the key path to a property of a main-actor state is not `Sendable`.
+/// where the key path to a property of a main-actor state is not `Sendable`. A ReSwift-shaped
+/// reducer of the part goes through `inPlace(_:)` first, as for the nonisolated form.
 ///
 /// - Parameters:
 ///   - keyPath: The part of the state the reducer owns.
@@ -140,31 +109,13 @@ public func combineReducers<State: Sendable>(
 /// - Returns: A reducer of the whole state.
 /// - Complexity: O(1) per action, plus the slice reducer; the slice is changed in place.
 @MainActor
-public func scopedReducer<State, Slice, FeatureAction: Action>(
+public func scopedReducer<State, Slice, FeatureAction: Sendable>(
   _ keyPath: WritableKeyPath<State, Slice>,
   _ reduce: @escaping @MainActor (_ state: inout Slice, _ action: FeatureAction) -> Void
 ) -> MainActorInPlaceReducer<State> {
   { state, action in
     guard let action = action as? FeatureAction else { return }
     reduce(&state[keyPath: keyPath], action)
-  }
-}
-
-/// Lifts a main-actor-isolated reducer of ReSwift's shape, of one part of the state, to the
-/// whole state.
-///
-/// - Parameters:
-///   - keyPath: The part of the state the reducer owns.
-///   - reducer: The part's reducer.
-/// - Returns: A reducer of the whole state.
-/// - Complexity: O(1) per action, plus the slice reducer; the slice is changed in place.
-@MainActor
-public func scopedReducer<State, Slice>(
-  _ keyPath: WritableKeyPath<State, Slice>,
-  _ reducer: @escaping @MainActor (_ action: any Action, _ state: Slice?) -> Slice
-) -> MainActorInPlaceReducer<State> {
-  { state, action in
-    state[keyPath: keyPath] = reducer(action, state[keyPath: keyPath])
   }
 }
 

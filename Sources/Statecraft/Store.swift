@@ -33,9 +33,8 @@ import StatecraftPrimitives
 // stores is the subclass's to make safe, as its required restatement of the conformance says.
 open class Store<State: Sendable>: @unchecked Sendable {
   /// The most re-entrant dispatches one outermost dispatch may cause before the store stops
-  /// with a message about an endless loop.
-  /// - Complexity: O(1).
-  public static var reentrantDispatchLimit: Int { 10_000 }
+  /// with a message about an endless loop: 10,000.
+  @usableFromInline package static var reentrantDispatchLimit: Int { 10_000 }
 
   /// The store's own engine, or, for a scope, the engine that forwards to its root's.
   @usableFromInline final let _engine: Engine<State>

@@ -77,7 +77,7 @@ public final class StatePersistence<State: Sendable, Saved>: Sendable {
     schemaVersion: Int = 1,
     migrations: [Int: PersistenceMigration] = [:],
     debounce: Interval = .milliseconds(500),
-    clock: any ThunkClock = SystemThunkClock(),
+    clock: any ThunkClock = ThunkClockKey.defaultValue,
     maximumFileSize: Int = 10 * 1_024 * 1_024,
     maximumNestingDepth: Int = 64,
     select: @escaping @Sendable (State) -> Saved
@@ -103,7 +103,7 @@ public final class StatePersistence<State: Sendable, Saved>: Sendable {
     schemaVersion: Int = 1,
     migrations: [Int: PersistenceMigration] = [:],
     debounce: Interval = .milliseconds(500),
-    clock: any ThunkClock = SystemThunkClock(),
+    clock: any ThunkClock = ThunkClockKey.defaultValue,
     maximumFileSize: Int = 10 * 1_024 * 1_024,
     maximumNestingDepth: Int = 64,
     select: @escaping @MainActor (State) -> Saved
@@ -126,7 +126,7 @@ public final class StatePersistence<State: Sendable, Saved>: Sendable {
     schemaVersion: Int = 1,
     migrations: [Int: PersistenceMigration] = [:],
     debounce: Interval = .milliseconds(500),
-    clock: any ThunkClock = SystemThunkClock(),
+    clock: any ThunkClock = ThunkClockKey.defaultValue,
     maximumFileSize: Int = 10 * 1_024 * 1_024,
     maximumNestingDepth: Int = 64,
     select: KeyPath<State, Saved>

@@ -50,7 +50,7 @@ func preferencesReducer(action: Action, state: Preferences?) -> Preferences {
 
 let libraryReducer = combineReducers(
   scopedReducer(\LibraryState.shelf, shelfReducer),
-  scopedReducer(\LibraryState.preferences, preferencesReducer)
+  scopedReducer(\LibraryState.preferences, inPlace(preferencesReducer))
 )
 
 // The one `Sendable` here: thunks call the service from other threads, and the compiler's

@@ -12,7 +12,7 @@ struct SetTitle: Action { let title: String }
 
 /// A reducer built by composition: the in-place shape.
 let pageReducer = combineReducers(
-  scopedReducer(\Page.counter, counterReducer),
+  scopedReducer(\Page.counter, inPlace(counterReducer)),
   { (page: inout Page, action: any Action) in
     if let action = action as? SetTitle { page.title = action.title }
   }

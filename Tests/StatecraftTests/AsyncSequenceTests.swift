@@ -7,7 +7,7 @@ import Testing
   @Test func statesStartWithTheCurrentValueAndSkipRepeats() async {
     let store = makeStore()
     store.dispatch(Add(amount: 5))
-    var iterator = store.states(\.count).makeAsyncIterator()
+    var iterator = store.states({ $0.select(\.count) }).makeAsyncIterator()
     #expect(await iterator.next() == 5)
     store.dispatch(SetLabel(label: "unrelated"))
     store.dispatch(Increment())
@@ -16,7 +16,7 @@ import Testing
 
   @Test func aSlowConsumerGetsTheLatestValue() async {
     let store = makeStore()
-    var iterator = store.states(\.count).makeAsyncIterator()
+    var iterator = store.states({ $0.select(\.count) }).makeAsyncIterator()
     #expect(await iterator.next() == 0)
     for _ in 0..<100 { store.dispatch(Increment()) }
     #expect(await iterator.next() == 100)
@@ -37,7 +37,7 @@ import Testing
     let store = makeStore()
     let seen = Log<Int>()
     let consumer = Task {
-      for await count in store.states(\.count) { seen.append(count) }
+      for await count in store.states({ $0.select(\.count) }) { seen.append(count) }
       return "ended"
     }
     await waitUntil { !seen.elements.isEmpty }
@@ -47,7 +47,7 @@ import Testing
 
   @Test func statesEndWhenTheStoreIsReleased() async {
     var store: Store<TestState>? = makeStore()
-    let states = store?.states(\.count)
+    let states = store?.states({ $0.select(\.count) })
     let seen = Log<Int>()
     let consumer = Task {
       guard let states else { return "no sequence" }

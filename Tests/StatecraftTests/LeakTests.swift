@@ -152,7 +152,11 @@ import Testing
         _ = withExtendedLifetime(canary) { continuation.yield(Increment()) }
         continuation.finish()
       }
-      try await store.dispatch(actions).value
+      try await store.dispatch(
+        Thunk<TestState> { context in
+          for await action in actions { context.dispatch(action) }
+        }
+      ).value
     }
     #expect(
       await eventually { seen.elements.count >= 50 })

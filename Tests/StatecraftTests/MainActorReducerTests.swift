@@ -31,7 +31,7 @@ private func itemsReducer(action: Action, state: [Int]?) -> [Int] {
 @MainActor
 private let composedMainActorReducer = combineReducers(
   scopedReducer(\TestState.count, countReducer),
-  scopedReducer(\TestState.items, itemsReducer)
+  scopedReducer(\TestState.items, inPlace(itemsReducer))
 )
 
 /// C17: a store with a main-actor reducer reduces only on the main queue, in order, losing
@@ -167,7 +167,8 @@ private let composedMainActorReducer = combineReducers(
       reducer: { state, action in if action is Increment { state.count += 1 } },
       state: TestState())
     let combined = Store(
-      reducer: combineReducers(inPlace(testReducer), scopedReducer(\TestState.label, labelReducer)),
+      reducer: combineReducers(
+        inPlace(testReducer), scopedReducer(\TestState.label, inPlace(labelReducer))),
       state: TestState())
     onAnotherThreadWhileHoldingTheMainQueue {
       literal.dispatch(Increment())

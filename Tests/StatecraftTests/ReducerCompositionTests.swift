@@ -112,7 +112,7 @@ import Testing
     }
     struct Whole: Equatable, Sendable { var count = 0 }
     let reducer = combineReducers(
-      scopedReducer(\Whole.count, counter),
+      scopedReducer(\Whole.count, inPlace(counter)),
       inPlace { (_: Action, state: Whole?) in state ?? Whole() })
     var state = Whole()
     reducer(&state, LeftAction.add(3))

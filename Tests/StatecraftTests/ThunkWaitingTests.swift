@@ -4,6 +4,18 @@ import StatecraftPrimitives
 import StatecraftTestSupport
 import Testing
 
+/// ReactorKit's `mutate`: a thunk that dispatches the actions of a sequence, in order, as they
+/// arrive, and stops when cancelled.
+func dispatchingEach<Actions: AsyncSequence & Sendable>(of actions: Actions) -> Thunk<TestState>
+where Actions.Element: Sendable {
+  Thunk { context in
+    for try await action in actions {
+      try context.checkCancellation()
+      if let action = action as? any Action { context.dispatch(action) }
+    }
+  }
+}
+
 @Suite(.catchesHangs) struct ThunkWaitingTests {
   @Test func asyncSequenceOfActionsIsDispatchedInOrder() async throws {
     // ReactorKit's mutate: setLoading(true) -> value -> setLoading(false).
@@ -21,7 +33,7 @@ import Testing
       }
     }
     let recorded = makeStore(middleware: [recorder])
-    try await recorded.dispatch(steps).value
+    try await recorded.dispatch(dispatchingEach(of: steps)).value
     #expect(labels.elements == ["loading", "value", "done"])
     #expect(recorded.state.label == "done")
   }
@@ -34,7 +46,7 @@ import Testing
       continuation.finish()
     }
     let store = makeStore()
-    try await store.dispatch(steps).value
+    try await store.dispatch(dispatchingEach(of: steps)).value
     #expect(store.state.count == 1)
     #expect(store.state.label == "done")
   }
@@ -42,7 +54,7 @@ import Testing
   @Test func cancelledSequenceDispatchesNothingMore() async {
     let store = makeStore()
     let (actions, continuation) = AsyncStream.makeStream(of: Increment.self)
-    let task = store.dispatch(actions)
+    let task = store.dispatch(dispatchingEach(of: actions))
     continuation.yield(Increment())
     #expect(await eventually { store.state.count > 0 })
     task.cancel()

@@ -22,7 +22,7 @@ protocol StoreEngine<State>: AnyObject, Sendable {
   var automaticallySkipsRepeats: Bool { get }
   /// The tasks waiting for actions, and the observers of every action: a scope's are its
   /// root's, which reduces its actions; `nil` once a scope's root is gone.
-  var actionListeners: (any ActionListening)? { get }
+  var commitObservers: (any CommitObserving)? { get }
 
   @MainActor func register(_ entry: SubscriptionEntry<State>)
   @MainActor func registerToken(_ entry: SubscriptionEntry<State>) -> SubscriptionToken
@@ -88,10 +88,10 @@ enum Engine<State: Sendable>: Sendable {
     }
   }
 
-  var listeners: (any ActionListening)? {
+  var commitObservers: (any CommitObserving)? {
     switch self {
-    case .root(let core): core._reduction._listeners
-    case .scope(let scope): scope.actionListeners
+    case .root(let core): core._reduction._commitObservers
+    case .scope(let scope): scope.commitObservers
     }
   }
 

@@ -47,7 +47,7 @@ final class Reduction<State: Sendable>: Sendable {
   /// Not `Sendable` for a main-actor reducer, which the store calls only on the main queue: the
   /// dispatch path sends every other thread's work there first (C17).
   @usableFromInline nonisolated(unsafe) let _reduce: InPlace
-  @usableFromInline let _listeners: ActionListeners<State>
+  @usableFromInline let _commitObservers: CommitObservers<State>
   @usableFromInline let _words: StoreWords
   #if DEBUG
     /// What the development checks of debug builds count (`DevelopmentChecks`): beside the
@@ -80,7 +80,7 @@ final class Reduction<State: Sendable>: Sendable {
     _reduce = reduce
     _words = words
     _committed = Locked(Committed(state: state))
-    _listeners = ActionListeners(books: books, words: words)
+    _commitObservers = CommitObservers(books: books, words: words)
   }
 
   /// The committed state; `nil` only while the init action goes through the middleware.
@@ -180,14 +180,14 @@ final class Reduction<State: Sendable>: Sendable {
       #if DEBUG
         took.ended = DispatchTime.now().uptimeNanoseconds
       #endif
-      if _words.hasListeners { _listeners.notifyObservers(copy) }
+      if _words.hasCommitObservers { _commitObservers.notifyObservers(copy) }
       return read(committed, version)
     }
     #if DEBUG
       noteReduction(of: copy, from: took.started, to: took.ended)
     #endif
-    if _words.hasListeners {
-      _listeners.notify(action.pointee)
+    if _words.hasCommitObservers {
+      _commitObservers.notify(action.pointee)
     }
     return result
   }
@@ -210,7 +210,7 @@ final class Reduction<State: Sendable>: Sendable {
         #if DEBUG
           took.append((started, DispatchTime.now().uptimeNanoseconds))
         #endif
-        if _words.hasListeners { _listeners.notifyObservers(action) }
+        if _words.hasCommitObservers { _commitObservers.notifyObservers(action) }
       }
       return committed._version
     }
@@ -219,8 +219,8 @@ final class Reduction<State: Sendable>: Sendable {
         noteReduction(of: action, from: took.started, to: took.ended)
       }
     #endif
-    if _words.hasListeners {
-      for action in actions { _listeners.notify(action) }
+    if _words.hasCommitObservers {
+      for action in actions { _commitObservers.notify(action) }
     }
     return version
   }

@@ -66,7 +66,7 @@ final class ScopeCore<Slice: Sendable>: StoreEngine, SubscriptionHost {
   @usableFromInline
   var isTurnHeld: Bool { root?.isTurnHeld ?? false }
   @usableFromInline
-  var actionListeners: (any ActionListening)? { root?.listeners }
+  var commitObservers: (any CommitObserving)? { root?.ownCommitObservers }
 
   /// A scope's batch is one of its root's.
   @usableFromInline
@@ -323,7 +323,7 @@ protocol ScopeRoot: AnyObject, Sendable {
   var isRoundRunning: Bool { get }
   /// Whether the calling thread runs the root's middleware and reducer.
   var isTurnHeld: Bool { get }
-  var listeners: any ActionListening { get }
+  var ownCommitObservers: any CommitObserving { get }
   var automaticallySkipsRepeats: Bool { get }
 }
 
@@ -335,7 +335,7 @@ extension StoreCore: ScopeRoot {
 
   var deliveringVersion: UInt64 { _mainLoop.deliveringVersion }
   var isRoundRunning: Bool { _words.isRoundRunning }
-  var listeners: any ActionListening { _reduction._listeners }
+  var ownCommitObservers: any CommitObserving { _reduction._commitObservers }
   @usableFromInline
   var automaticallySkipsRepeats: Bool { _automaticallySkipsRepeats }
 }

@@ -247,7 +247,7 @@ struct Books<State: Sendable>: Sendable {
   /// Every chain built, the one in force last: a thread may still run one it read (C16).
   @usableFromInline var chains: [ChainBox] = []
   /// The tasks waiting in `take` and `condition`, and the observers of `actions()`.
-  @usableFromInline var listeners = ListenerBook()
+  @usableFromInline var commitObservers = CommitObserverBook()
 
   @usableFromInline
   init(registry: Registry<State>) {
@@ -255,7 +255,7 @@ struct Books<State: Sendable>: Sendable {
   }
 
   /// Drops the subscriptions, the queued work and the middleware, for a store
-  /// that is gone; the listeners stay, and their waits end as their tasks are cancelled.
+  /// that is gone; the commit observers stay, and their waits end as their tasks are cancelled.
   mutating func dropContents() {
     registry.removeAll()
     queue = WorkQueue()
@@ -279,7 +279,7 @@ enum StoreChain {
 
 extension StoreCore {
   @usableFromInline
-  var actionListeners: (any ActionListening)? { _reduction._listeners }
+  var commitObservers: (any CommitObserving)? { _reduction._commitObservers }
 
   @usableFromInline
   func scope<Slice: Sendable>(_ keyPath: KeyPath<State, Slice> & Sendable) -> ScopeCore<Slice> {

@@ -11,7 +11,7 @@ import StatecraftPrimitives
 /// | `mainFlags` | bit 0: a round runs; bit 1: a round runs its selectors under the state lock, which commits wait out by spinning | the main queue only |
 /// | `earliestRound` | the time before which no scheduled round starts (C7) | scheduled rounds |
 /// | `audience` | low 32 bits: subscriptions standing; high 32: changes of the registry's entries (a round compares it with its copy's; only exactly 2³² changes between two rounds go unseen) | the registry, under the bookkeeping lock |
-/// | `signals` | bit 0: a round is due (C7); bits 1-31: work in the queue; bits 32-63: listeners waiting (`take`, `condition`, `actions()`) | any thread |
+/// | `signals` | bit 0: a round is due (C7); bits 1-31: work in the queue; bits 32-63: commit observers waiting (`take`, `condition`, `actions()`) | any thread |
 ///
 /// The words share a cache line: Benchmarks/README.md (workload n) has the figures for a store
 /// dispatched to from several threads.
@@ -94,13 +94,13 @@ struct StoreWords: Sendable {
     signals.add(UInt64(bitPattern: Int64(2 * delta)), ordering: .releasing)
   }
 
-  @inlinable var hasListeners: Bool {
+  @inlinable var hasCommitObservers: Bool {
     signals.load(ordering: .relaxed) >> 32 != 0
   }
 
-  /// Adds `delta` to the listeners waiting.
+  /// Adds `delta` to the commit observers waiting.
   @usableFromInline
-  func countListeners(by delta: Int) {
+  func countCommitObservers(by delta: Int) {
     signals.add(UInt64(bitPattern: Int64(delta) << 32), ordering: .relaxed)
   }
 

@@ -114,41 +114,6 @@ extension Store: StoreType, _StoreStateReading {
     set { _engine.setMiddleware(newValue) }  // inlinable down to `setMiddleware`, which says why
   }
 
-  /// Subscribes an object to a selection of the state, with ReSwift's optional `transform`.
-  ///
-  /// With a `transform`, this is ``subscribe(_:transform:)-94h10``; with `nil`, the subscriber
-  /// receives the whole state, and its ``StoreSubscriber/StoreSubscriberStateType`` must be the
-  /// store's `State`.
-  ///
-  /// - Parameters:
-  ///   - subscriber: The object to notify. The store holds it weakly.
-  ///   - transform: Builds the subscription from one of the whole state, or `nil`.
-  /// - Complexity: O(1) amortized, plus the cost of delivering the first value.
-  @_disfavoredOverload
-  @preconcurrency @MainActor
-  public func subscribe<SelectedState, Subscriber: StoreSubscriber>(
-    _ subscriber: Subscriber,
-    transform: ((Subscription<State>) -> Subscription<SelectedState>)?
-  ) where Subscriber.StoreSubscriberStateType == SelectedState {
-    let transform =
-      transform ?? { whole in
-        guard let selected = whole as? Subscription<SelectedState> else {
-          Misuse.wholeStateSubscriber(Subscriber.self, receives: SelectedState.self, of: State.self)
-        }
-        return selected
-      }
-    connect(subscriber, transform, repeats: dynamicEquality(of: SelectedState.self))
-  }
-
-  /// Ends the subscription of `subscriber`; see ``unsubscribe(_:)-(AnyObject)``.
-  ///
-  /// - Parameter subscriber: The object passed to `subscribe`.
-  /// - Complexity: O(1) amortized.
-  @_disfavoredOverload
-  public func unsubscribe(_ subscriber: any AnyStoreSubscriber) {
-    unsubscribe(subscriber as AnyObject)
-  }
-
   /// Calls an asynchronous action creator; dispatches the action of the creator it passes back.
   ///
   /// ReSwift 6.1 deprecates it too. The creator is called at once, on the calling thread, with

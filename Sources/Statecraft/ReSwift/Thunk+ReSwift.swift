@@ -30,30 +30,4 @@ extension Thunk {
     self.policy = policy
     self.body = .immediate(body)
   }
-
-  /// Creates a thunk with ReSwift-Thunk's parameters and an asynchronous body.
-  ///
-  /// For ReSwift-Thunk code that starts to `await`. The body runs in a new task, as the body of
-  /// a thunk that receives a ``ThunkContext`` does; the context also gives it the environment,
-  /// cancellation and waiting.
-  ///
-  /// - Parameters:
-  ///   - id: An identifier to cancel the thunk by; see ``Store/cancelThunks(id:)``.
-  ///   - policy: What starting it does when thunks with the same `id` run or just ran.
-  ///   - body: The work, run in a new task. Errors it throws go to the ``ThunkTask`` and to
-  ///     ``Store/thunkErrorHandler``.
-  /// - Complexity: O(1).
-  @preconcurrency
-  public init(
-    id: ThunkID? = nil,
-    policy: ThunkPolicy = .concurrent,
-    _ body:
-      @escaping @Sendable (
-        _ dispatch: @escaping DispatchFunction, _ getState: @escaping GetState<State>
-      ) async throws -> Void
-  ) {
-    self.init(id: id, policy: policy) { context in
-      try await body(context.dispatch, context.getState)
-    }
-  }
 }

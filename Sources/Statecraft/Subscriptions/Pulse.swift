@@ -29,19 +29,16 @@ import StatecraftPrimitives
 /// - a view that is subscribed but not on screen still receives them: subscribe for as long as
 ///   events must not be lost.
 ///
-/// The state keeps the last ``capacity`` events, enough for the events emitted between two
+/// The state keeps the last 32 events, enough for the events emitted between two
 /// notifications; older ones are dropped from the state after they were delivered.
 public struct Pulse<Value: Sendable>: Sendable, Equatable {
-  /// How many recent events the state keeps.
-  /// - Complexity: O(1).
-  public static var capacity: Int { 32 }
+  /// How many recent events the state keeps; for the recorder, which keeps no more.
+  package static var capacity: Int { 32 }
 
-  /// The events still kept, oldest first.
-  /// - Complexity: O(1).
-  public private(set) var events: [PulseEvent<Value>] = []
+  /// The events still kept, oldest first; read by subscriptions and the inspector.
+  @usableFromInline package private(set) var events: [PulseEvent<Value>] = []
   /// The identifier of the latest event; 0 before the first.
-  /// - Complexity: O(1).
-  public private(set) var latestID: UInt64 = 0
+  @usableFromInline package private(set) var latestID: UInt64 = 0
 
   /// Creates a pulse with no event.
   /// - Complexity: O(1).
@@ -56,7 +53,7 @@ public struct Pulse<Value: Sendable>: Sendable, Equatable {
   /// Emits an event carrying `value`.
   ///
   /// - Parameter value: The event's value.
-  /// - Complexity: O(1): at most ``capacity`` events are kept.
+  /// - Complexity: O(1): at most 32 events are kept.
   public mutating func emit(_ value: Value) {
     latestID &+= 1
     events.append(PulseEvent(id: latestID, value: value))
@@ -74,8 +71,7 @@ public struct Pulse<Value: Sendable>: Sendable, Equatable {
 /// One event of a ``Pulse``: its value and its place in the pulse's sequence.
 public struct PulseEvent<Value: Sendable>: Sendable, Equatable {
   /// The event's number in its pulse; increases by one per event.
-  /// - Complexity: O(1).
-  public let id: UInt64
+  @usableFromInline package let id: UInt64
   /// The event's value.
   /// - Complexity: O(1).
   public let value: Value
@@ -114,7 +110,7 @@ extension Store {
   /// The events of a ``Pulse`` as an asynchronous sequence: each event once, in order; none is
   /// dropped, however slow the consumer.
   ///
-  /// Like ``states(_:)-(KeyPath<State,Value>Sendable)``, the sequence subscribes when iteration
+  /// Like ``states(_:)``, the sequence subscribes when iteration
   /// starts, on the main actor (at once when iteration starts there), and has every event
   /// emitted from then on; each iteration subscribes anew. It ends when the iterating task is
   /// cancelled or the store is released.
@@ -127,7 +123,7 @@ extension Store {
   /// - Returns: The sequence of event values.
   /// - Complexity: O(1); each iteration adds one subscription.
   public func pulses<Value: Sendable>(_ keyPath: KeyPath<State, Pulse<Value>> & Sendable)
-    -> StoreStates<Value>
+    -> StoreStream<Value>
   {
     subscriptionStream(bufferingPolicy: .unbounded) { store, finisher in
       store.subscribe({ $0.pulses(keyPath) }, receive: { finisher.yield($0.value) })

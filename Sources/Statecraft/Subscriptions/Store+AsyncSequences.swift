@@ -1,44 +1,29 @@
 import StatecraftPrimitives
 
 extension Store {
-  /// The selected state, as an asynchronous sequence: the current value first, then each
-  /// change.
+  /// The states described by a subscription, as an asynchronous sequence: the current value
+  /// first, then each change.
   ///
   /// ```swift
-  /// for await films in mainStore.states(\.films) {
+  /// for await films in mainStore.states({ $0.select(\.films) }) {
   ///   render(films)
   /// }
-  /// ```
-  ///
-  /// Values equal to the previous one are skipped. If the consumer is slower than the store,
-  /// the latest value wins: values it has not taken yet are replaced by newer ones. The
-  /// sequence ends when the consuming task is cancelled or the store is released; each
-  /// iteration subscribes anew. Values come from a subscription on the main actor.
-  ///
-  /// - Parameter keyPath: The part of the state to follow.
-  /// - Returns: The sequence of values.
-  /// - Complexity: O(1); each iteration adds one subscription.
-  public func states<Value: Equatable & Sendable>(
-    _ keyPath: KeyPath<State, Value> & Sendable
-  ) -> StoreStates<Value> {
-    states { $0.select(keyPath) }
-  }
-
-  /// The states described by a subscription, as an asynchronous sequence.
-  ///
-  /// ```swift
   /// for await count in mainStore.states({ $0.select(\.count).only(when: { $1 > $0 }) }) { … }
   /// ```
   ///
-  /// Buffering and ending are as for ``states(_:)-(KeyPath<State,Value>Sendable)``; repeats are
-  /// skipped when the value is `Equatable` and the store skips repeats automatically.
+  /// Repeats are skipped as for ``subscribe(_:transform:)``: values equal to the previous one
+  /// when the value is `Equatable` and the store skips repeats automatically. If the consumer is
+  /// slower than the store, the latest value wins: values it has not taken yet are replaced by
+  /// newer ones. The sequence ends when the consuming task is cancelled or the store is
+  /// released; each iteration subscribes anew. Values come from a subscription on the main
+  /// actor.
   ///
   /// - Parameter transform: Builds the subscription from one of the whole state.
   /// - Returns: The sequence of values.
   /// - Complexity: O(1); each iteration adds one subscription.
   public func states<Value: Sendable>(
     _ transform: @escaping @MainActor @Sendable (Subscription<State>) -> Subscription<Value>
-  ) -> StoreStates<Value> {
+  ) -> StoreStream<Value> {
     subscriptionStream(bufferingPolicy: .bufferingNewest(1)) { store, finisher in
       store.subscribe(transform, receive: { finisher.yield($0) })
     }
@@ -50,8 +35,8 @@ extension Store {
   func subscriptionStream<Value: Sendable>(
     bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy,
     subscribe: @escaping @MainActor @Sendable (Store, StreamFinisher<Value>) -> SubscriptionToken
-  ) -> StoreStates<Value> {
-    StoreStates { [weak self] in
+  ) -> StoreStream<Value> {
+    StoreStream { [weak self] in
       let (stream, continuation) = AsyncStream.makeStream(
         of: Value.self, bufferingPolicy: bufferingPolicy)
       guard let self else {
@@ -70,7 +55,7 @@ extension Store {
   }
 
   /// Every action the reducer receives, in the order it reduces them, as an asynchronous
-  /// sequence: for listeners and logging.
+  /// sequence: for observers and logging.
   ///
   /// ```swift
   /// for await action in mainStore.actions() {
@@ -84,41 +69,34 @@ extension Store {
   ///
   /// - Returns: The sequence of actions.
   /// - Complexity: O(1); each iteration adds an observer that every reduction calls once.
-  public func actions() -> StoreActions {
-    return StoreActions { [weak engine = _engine.any] in
+  public func actions() -> StoreStream<any Action> {
+    return StoreStream { [weak engine = _engine.any] in
       let (stream, continuation) = AsyncStream.makeStream(
         of: (any Action).self, bufferingPolicy: .unbounded)
-      guard let listeners = engine?.actionListeners else {
+      guard let observers = engine?.commitObservers else {
         continuation.finish()
         return stream
       }
       let finisher = StreamFinisher(continuation)
-      let id = listeners.addObserver { finisher.yield($0) }
-      continuation.onTermination = { [weak listeners] _ in listeners?.removeObserver(id) }
+      let id = observers.addObserver { finisher.yield($0) }
+      continuation.onTermination = { [weak observers] _ in observers?.removeObserver(id) }
       return stream
     }
   }
 }
 
-/// The selected states of a store, or the events of a pulse, as an asynchronous sequence; see
-/// ``Store/states(_:)-(KeyPath<State,Value>Sendable)`` and ``Store/pulses(_:)``.
-public struct StoreStates<Value: Sendable>: AsyncSequence, Sendable {
-  let makeStream: @Sendable () -> AsyncStream<Value>
+/// What a store sends over time, as an asynchronous sequence: the selected states
+/// (``Store/states(_:)``), the events of a pulse (``Store/pulses(_:)``) or the reduced actions
+/// (``Store/actions()``).
+///
+/// It starts observing the store each time iteration starts, and stops when iteration ends or
+/// the store is released.
+public struct StoreStream<Element: Sendable>: AsyncSequence, Sendable {
+  let makeStream: @Sendable () -> AsyncStream<Element>
 
-  /// Starts a subscription and returns its iterator.
-  /// - Complexity: O(1); subscribes on the main actor.
-  public func makeAsyncIterator() -> AsyncStream<Value>.Iterator {
-    makeStream().makeAsyncIterator()
-  }
-}
-
-/// The actions a store reduces, as an asynchronous sequence; see ``Store/actions()``.
-public struct StoreActions: AsyncSequence, Sendable {
-  let makeStream: @Sendable () -> AsyncStream<any Action>
-
-  /// Starts observing and returns the iterator.
-  /// - Complexity: O(1); adds one observer.
-  public func makeAsyncIterator() -> AsyncStream<any Action>.Iterator {
+  /// Starts observing the store and returns the iterator.
+  /// - Complexity: O(1); subscribes on the main actor, or adds one action observer.
+  public func makeAsyncIterator() -> AsyncStream<Element>.Iterator {
     makeStream().makeAsyncIterator()
   }
 }

@@ -4,7 +4,7 @@ import StatecraftPrimitives
 /// changes to skip.
 ///
 /// You get a `Subscription` of the store's whole state in the `transform` closure of
-/// ``Store/subscribe(_:transform:)-94h10`` and return a narrower one, built with ReSwift's vocabulary:
+/// ``Store/subscribe(_:transform:)`` and return a narrower one, built with ReSwift's vocabulary:
 ///
 /// ```swift
 /// mainStore.subscribe(self) { subscription in
@@ -226,7 +226,7 @@ extension Store {
   @inlinable
   public func subscribe<Subscriber: StoreSubscriber>(_ subscriber: Subscriber)
   where Subscriber.StoreSubscriberStateType == State {
-    subscribe(subscriber) { $0 }
+    connect(subscriber, { $0 }, repeats: dynamicEquality(of: State.self))
   }
 
   /// Subscribes an object to a selection of the state.
@@ -247,6 +247,10 @@ extension Store {
   /// A selection of another type is delivered for every committed state unless a filter such as
   /// ``Subscription/skipRepeats(_:)`` follows it; debug builds warn once when subscribing.
   ///
+  /// `transform` is optional, as in ReSwift: with `nil`, the subscriber receives the whole
+  /// state, and its ``StoreSubscriber/StoreSubscriberStateType`` must be the store's `State`
+  /// (another type stops the program with a message); ``subscribe(_:)`` says so in its type.
+  ///
   /// > Important: Subscribing an object that is already subscribed replaces its subscription and
   /// > moves it to the end of the notification order.
   ///
@@ -256,15 +260,33 @@ extension Store {
   ///
   /// - Parameters:
   ///   - subscriber: The object to notify. The store holds it weakly.
-  ///   - transform: Builds the subscription from one of the whole state.
+  ///   - transform: Builds the subscription from one of the whole state; `nil` for the whole
+  ///     state.
   /// - Complexity: O(1) amortized, plus the cost of delivering the first value.
   @preconcurrency @MainActor
   @inlinable
   public func subscribe<SelectedState, Subscriber: StoreSubscriber>(
     _ subscriber: Subscriber,
-    transform: (Subscription<State>) -> Subscription<SelectedState>
+    transform: ((Subscription<State>) -> Subscription<SelectedState>)?
   ) where Subscriber.StoreSubscriberStateType == SelectedState {
-    connect(subscriber, transform, repeats: dynamicEquality(of: SelectedState.self))
+    connect(
+      subscriber, transform ?? Store.wholeState(for: Subscriber.self),
+      repeats: dynamicEquality(of: SelectedState.self))
+  }
+
+  /// The transform of a subscription without one: the whole state, which must be what
+  /// `Subscriber` receives.
+  @usableFromInline
+  static func wholeState<SelectedState, Subscriber: StoreSubscriber>(
+    for subscriber: Subscriber.Type
+  ) -> (Subscription<State>) -> Subscription<SelectedState>
+  where Subscriber.StoreSubscriberStateType == SelectedState {
+    { whole in
+      guard let selected = whole as? Subscription<SelectedState> else {
+        Misuse.wholeStateSubscriber(Subscriber.self, receives: SelectedState.self, of: State.self)
+      }
+      return selected
+    }
   }
 
   /// The one path of every `subscribe`: builds the subscription from `transform`, adds
@@ -321,7 +343,7 @@ extension Store {
   /// The subscription lasts until you call ``SubscriptionToken/cancel()`` or release the token;
   /// either releases the closure and what it captures before it returns (on the main queue).
   /// Selections are skipped when they repeat under the same rules as for
-  /// ``subscribe(_:transform:)-94h10``.
+  /// ``subscribe(_:transform:)``.
   ///
   /// - Parameters:
   ///   - transform: Builds the subscription from one of the whole state.
@@ -364,7 +386,7 @@ extension Store {
   ///
   /// - Parameter subscriber: The object passed to `subscribe`.
   /// - Complexity: O(1) amortized.
-  public func unsubscribe(_ subscriber: AnyObject) {
+  public func unsubscribe(_ subscriber: any AnyStoreSubscriber) {
     _engine.any.removeSubscription(of: ObjectIdentifier(subscriber))
   }
 }

@@ -39,11 +39,9 @@ public struct AsyncThunk<State: Sendable, Value: Sendable>: Action {
   /// - Complexity: O(1).
   public let name: String
   /// The identifier used to cancel the thunk, if it has one.
-  /// - Complexity: O(1).
-  public let id: ThunkID?
-  /// What starting this thunk does when others with the same ``id`` run; see ``ThunkPolicy``.
-  /// - Complexity: O(1).
-  public let policy: ThunkPolicy
+  let id: ThunkID?
+  /// What starting this thunk does when others with the same `id` run.
+  let policy: ThunkPolicy
   let body: @Sendable (ThunkContext<State>) async throws -> Value
 
   /// Creates a thunk that produces a value.
@@ -108,21 +106,12 @@ public struct ThunkLifecycle<Value: Sendable>: Action {
 
 extension ThunkLifecycle {
   /// Whether this is the `pending` action: the run started.
+  ///
+  /// `!isPending` says the run ended, fulfilled, rejected or cancelled: the moment to clear a
+  /// spinner.
   /// - Complexity: O(1).
   public var isPending: Bool {
     if case .pending = phase { true } else { false }
-  }
-
-  /// Whether the run ended, fulfilled, rejected or cancelled: the moment to clear a spinner.
-  /// - Complexity: O(1).
-  public var isSettled: Bool {
-    !isPending
-  }
-
-  /// Whether the run was cancelled.
-  /// - Complexity: O(1).
-  public var isCancelled: Bool {
-    if case .cancelled = phase { true } else { false }
   }
 
   /// The value the run produced, if this is the `fulfilled` action.

@@ -4,6 +4,12 @@
 /// ``ThunkContext`` with `take`, `condition`, the environment and the clock, an id with a
 /// ``ThunkPolicy``, and cancellation when the store is released.
 ///
+/// A listener lives in the middleware chain, before the reducer: it sees the actions that reach
+/// its place in the chain (a middleware before it that swallows an action hides it), and starts
+/// its effect once the rest of the chain, the reducer included, has returned. What sees actions
+/// after their commit, whatever the middleware, is ``ThunkContext/take(_:where:timeout:)``,
+/// ``ThunkContext/condition(_:timeout:)`` and ``Store/actions()``.
+///
 /// ```swift
 /// let mainStore = Store<AppState>(
 ///   reducer: appReducer, state: nil,

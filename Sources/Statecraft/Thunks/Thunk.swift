@@ -44,11 +44,9 @@ public struct Thunk<State: Sendable>: Action {
   }
 
   /// The identifier used to cancel the thunk, if it has one.
-  /// - Complexity: O(1).
-  public let id: ThunkID?
-  /// What starting this thunk does when others with the same ``id`` run; see ``ThunkPolicy``.
-  /// - Complexity: O(1).
-  public let policy: ThunkPolicy
+  let id: ThunkID?
+  /// What starting this thunk does when others with the same `id` run.
+  let policy: ThunkPolicy
   let body: Body
 
   /// Creates a thunk with an asynchronous body that receives a ``ThunkContext``.
@@ -162,12 +160,6 @@ public struct ThunkContext<State: Sendable>: Sendable {
   /// - Complexity: O(1) to get; each call is a ``Store/dispatch(_:)-(Action)``.
   public let dispatch: DispatchFunction
 
-  /// Reads the committed state; `nil` once the store is gone.
-  /// - Complexity: O(1) to get; each call reads ``Store/state``.
-  public var getState: GetState<State> {
-    makeGetState()
-  }
-
   /// The committed state; `nil` once the store is gone.
   /// - Complexity: O(1): reads ``Store/state``.
   public var state: State? {
@@ -277,12 +269,6 @@ public struct ThunkTask<Value: Sendable>: Sendable {
   /// - Complexity: O(1).
   public var cancellationReason: ThunkCancellationReason? {
     run.cancellationReason
-  }
-
-  /// Whether the thunk has been cancelled.
-  /// - Complexity: O(1).
-  public var isCancelled: Bool {
-    run.isCancelled
   }
 }
 

@@ -50,10 +50,10 @@ extension ThunkContext {
     timeout: Interval? = nil
   ) async throws -> any Action {
     try checkCancellation()
-    // The listeners, not the engine: a thunk waiting here must not keep a released store alive.
-    guard let listeners = engine?.listeners else { throw CancellationError() }
+    // The observers, not the engine: a thunk waiting here must not keep a released store alive.
+    guard let observers = engine?.commitObservers else { throw CancellationError() }
     return try await withTimeout(timeout) {
-      guard let action = try await listeners.wait(where: predicate, orNow: nil) else {
+      guard let action = try await observers.wait(where: predicate, orNow: nil) else {
         preconditionFailure("a wait without `orNow` ends with an action")
       }
       return action
@@ -82,7 +82,7 @@ extension ThunkContext {
     timeout: Interval? = nil
   ) async throws {
     try checkCancellation()
-    guard let listeners = engine?.listeners else {
+    guard let observers = engine?.commitObservers else {
       throw CancellationError()
     }
     let holds: @Sendable () -> Bool = { [weak core, weak scope] in
@@ -90,7 +90,7 @@ extension ThunkContext {
     }
     if holds() { return }
     _ = try await withTimeout(timeout) {
-      try await listeners.wait(where: { _ in holds() }, orNow: holds)
+      try await observers.wait(where: { _ in holds() }, orNow: holds)
     }
   }
 }

@@ -21,19 +21,6 @@ public struct RecordedThunkError: Error, Equatable, Codable, CustomStringConvert
   /// - Complexity: O(1).
   public let debugDescription: String
 
-  /// Creates the record of an error from its parts.
-  ///
-  /// - Parameters:
-  ///   - typeName: The qualified type name of the error that was thrown.
-  ///   - description: `String(describing:)` of that error.
-  ///   - debugDescription: `String(reflecting:)` of that error.
-  /// - Complexity: O(1).
-  public init(typeName: String, description: String, debugDescription: String) {
-    self.typeName = typeName
-    self.description = description
-    self.debugDescription = debugDescription
-  }
-
   /// Creates the record of `error`; the record of a record is the record itself.
   ///
   /// - Parameter error: Any error.
@@ -57,8 +44,7 @@ public struct RecordedThunkError: Error, Equatable, Codable, CustomStringConvert
 extension ThunkLifecycle.Phase {
   /// The phase's name, as recordings and the inspector show it: `"pending"`, `"fulfilled"`,
   /// `"rejected"` or `"cancelled"`.
-  /// - Complexity: O(1).
-  public var name: String {
+  package var name: String {
     switch self {
     case .pending: "pending"
     case .fulfilled: "fulfilled"

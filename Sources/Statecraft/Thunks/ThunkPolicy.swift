@@ -60,24 +60,16 @@ public protocol ThunkClock: Sendable {
   func sleep(for interval: Interval) async throws
 }
 
-/// The system's monotonic clock: `DispatchTime` and `Task.sleep(nanoseconds:)`.
-public struct SystemThunkClock: ThunkClock {
-  /// Creates the clock.
-  /// - Complexity: O(1).
-  public init() {}
+/// The system's monotonic clock: `DispatchTime` and `Task.sleep(nanoseconds:)`;
+/// ``ThunkClockKey/defaultValue``.
+package struct SystemThunkClock: ThunkClock {
+  package init() {}
 
-  /// The time since the system started, never going back.
-  /// - Complexity: O(1).
-  public var now: Interval {
+  package var now: Interval {
     Interval(nanoseconds: MonotonicClock.now)
   }
 
-  /// Suspends the calling task for `interval`.
-  ///
-  /// - Parameter interval: How long to wait.
-  /// - Throws: `CancellationError` if the task is cancelled meanwhile.
-  /// - Complexity: O(1).
-  public func sleep(for interval: Interval) async throws {
+  package func sleep(for interval: Interval) async throws {
     try await Task.sleep(nanoseconds: interval.nanoseconds)
   }
 }

@@ -1,14 +1,17 @@
 import StatecraftPrimitives
 
-/// The tasks waiting for an action (``ThunkContext/take(where:timeout:)``) or a state
-/// (``ThunkContext/condition(_:timeout:)``), checked after every commit.
+/// What sees an action after its commit, as opposed to the `Listener` middleware, which sees it
+/// in the chain before the reducer: the tasks waiting for an action
+/// (``ThunkContext/take(where:timeout:)``) or a state (``ThunkContext/condition(_:timeout:)``),
+/// and the observers of every action (``Store/actions()``).
 @usableFromInline
-final class ActionListeners<State: Sendable>: ActionListening {
-  typealias Listener = ActionListenersListener
+final class CommitObservers<State: Sendable>: CommitObserving {
+  typealias Waiter = CommitWaiter
 
-  /// The store's bookkeeping, whose `listeners` this owns; a waiter holds this, never the store.
+  /// The store's bookkeeping, whose `commitObservers` this owns; a waiter holds this, never the
+  /// store.
   private let books: Locked<Books<State>>
-  /// Counts listeners and observers together (`signals`), so that a commit with none reads one
+  /// Counts waiters and observers together (`signals`), so that a commit with none reads one
   /// word.
   private let words: StoreWords
 
@@ -19,37 +22,37 @@ final class ActionListeners<State: Sendable>: ActionListening {
   }
 
   func makeID() -> UInt64 {
-    books.withLock { $0.listeners.makeID() }
+    books.withLock { $0.commitObservers.makeID() }
   }
 
-  func add(_ listener: Listener, id: UInt64) {
-    books.withLock { $0.listeners.waiting[id] = listener }
-    words.countListeners(by: 1)
+  func add(_ waiter: Waiter, id: UInt64) {
+    books.withLock { $0.commitObservers.waiting[id] = waiter }
+    words.countCommitObservers(by: 1)
   }
 
-  /// Removes the listener `id` and returns it, if it still waits: whoever removes it resumes it.
-  func remove(_ id: UInt64) -> Listener? {
-    let listener = books.withLock { $0.listeners.waiting.removeValue(forKey: id) }
-    if listener != nil { words.countListeners(by: -1) }
-    return listener
+  /// Removes the waiter `id` and returns it, if it still waits: whoever removes it resumes it.
+  func remove(_ id: UInt64) -> Waiter? {
+    let waiter = books.withLock { $0.commitObservers.waiting.removeValue(forKey: id) }
+    if waiter != nil { words.countCommitObservers(by: -1) }
+    return waiter
   }
 
   /// Adds an observer that sees every reduced action until removed.
   @usableFromInline
   func addObserver(_ observer: @escaping @Sendable (any Action) -> Void) -> UInt64 {
     let id = books.withLock {
-      let id = $0.listeners.makeID()
-      $0.listeners.observers[id] = observer
+      let id = $0.commitObservers.makeID()
+      $0.commitObservers.observers[id] = observer
       return id
     }
-    words.countListeners(by: 1)
+    words.countCommitObservers(by: 1)
     return id
   }
 
   @usableFromInline
   func removeObserver(_ id: UInt64) {
-    if books.withLock({ $0.listeners.observers.removeValue(forKey: id) }) != nil {
-      words.countListeners(by: -1)
+    if books.withLock({ $0.commitObservers.observers.removeValue(forKey: id) }) != nil {
+      words.countCommitObservers(by: -1)
     }
   }
 
@@ -59,22 +62,22 @@ final class ActionListeners<State: Sendable>: ActionListening {
   @usableFromInline
   func notifyObservers(_ action: any Action) {
     let observers = books.withLock {
-      $0.listeners.observers.isEmpty ? [] : Array($0.listeners.observers.values)
+      $0.commitObservers.observers.isEmpty ? [] : Array($0.commitObservers.observers.values)
     }
     for observer in observers {
       observer(action)
     }
   }
 
-  /// Resumes the listeners that `action` satisfies.
+  /// Resumes the waiters that `action` satisfies.
   ///
   /// Called after the state lock is released: predicates are user code.
   @usableFromInline
   func notify(_ action: any Action) {
     let waiting = books.withLock {
-      $0.listeners.waiting.isEmpty ? [] : Array($0.listeners.waiting)
+      $0.commitObservers.waiting.isEmpty ? [] : Array($0.commitObservers.waiting)
     }
-    for (id, listener) in waiting where listener.matches(action) {
+    for (id, waiter) in waiting where waiter.matches(action) {
       remove(id)?.resume(.success(action))
     }
   }
@@ -83,7 +86,7 @@ final class ActionListeners<State: Sendable>: ActionListening {
 /// The waiters and observers of a store's actions, whatever its state type: a scope's are its
 /// root's.
 @usableFromInline
-protocol ActionListening: AnyObject, Sendable {
+protocol CommitObserving: AnyObject, Sendable {
   /// Waits until an action that `matches` is reduced, or, once waiting, `holdsNow` holds; or the
   /// task is cancelled. Returns the action, or `nil` for `holdsNow`.
   func wait(
@@ -97,11 +100,11 @@ protocol ActionListening: AnyObject, Sendable {
 
 /// A task waiting for an action (``ThunkContext/take(where:timeout:)``) or a state
 /// (``ThunkContext/condition(_:timeout:)``).
-struct ActionListenersListener: Sendable {
+struct CommitWaiter: Sendable {
   let matches: @Sendable (any Action) -> Bool
   let resume: @Sendable (Result<(any Action)?, any Error>) -> Void
 
-  /// Ends the wait without an action: what the listener waits for holds already.
+  /// Ends the wait without an action: what the waiter waits for holds already.
   func resumeNow() {
     resume(.success(nil))
   }
@@ -109,8 +112,8 @@ struct ActionListenersListener: Sendable {
 
 /// The tasks waiting for an action and the observers of every action, in the store's books.
 @usableFromInline
-struct ListenerBook: Sendable {
-  var waiting: [UInt64: ActionListenersListener] = [:]
+struct CommitObserverBook: Sendable {
+  var waiting: [UInt64: CommitWaiter] = [:]
   var observers: [UInt64: @Sendable (any Action) -> Void] = [:]
   private var lastID: UInt64 = 0
 
@@ -123,28 +126,28 @@ struct ListenerBook: Sendable {
   }
 }
 
-extension ActionListeners {
+extension CommitObservers {
   @usableFromInline
   func wait(
     where matches: @escaping @Sendable (any Action) -> Bool,
     orNow holdsNow: (@Sendable () -> Bool)?
   ) async throws -> (any Action)? {
-    let listeners = self
-    let id = listeners.makeID()
+    let commitObservers = self
+    let id = commitObservers.makeID()
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
-        listeners.add(.init(matches: matches) { continuation.resume(with: $0) }, id: id)
-        // Cancelled before the listener was added: the handler found nothing to resume.
+        commitObservers.add(.init(matches: matches) { continuation.resume(with: $0) }, id: id)
+        // Cancelled before the waiter was added: the handler found nothing to resume.
         if Task.isCancelled {
-          listeners.remove(id)?.resume(.failure(CancellationError()))
+          commitObservers.remove(id)?.resume(.failure(CancellationError()))
         } else if let holdsNow, holdsNow() {
-          // A commit between the caller's own check and the listener's arrival was not seen by
-          // the listener.
-          listeners.remove(id)?.resumeNow()
+          // A commit between the caller's own check and the waiter's arrival was not seen by
+          // the waiter.
+          commitObservers.remove(id)?.resumeNow()
         }
       }
     } onCancel: {
-      listeners.remove(id)?.resume(.failure(CancellationError()))
+      commitObservers.remove(id)?.resume(.failure(CancellationError()))
     }
   }
 }
