@@ -206,13 +206,17 @@ public struct ThunkTask<Value: Sendable>: Sendable {
   ///
   /// No payload whose layout depends on `Value`: building one in code that is not specialized
   /// for it would look its type up at run time on each run.
+  @usableFromInline
   enum Outcome: Sendable {
     case task(Task<Value, any Error>)
     case ended(dropped: Bool)
   }
 
-  let outcome: Outcome
+  @usableFromInline let outcome: Outcome
   let run: ThunkRun
+
+  // `value` is inlinable, so that the app's code knows `Value`: a thunk that ended inside
+  // `dispatch` then returns without a dynamic cast.
 
   /// The thunk's result, once it and the thunks it dispatched have finished.
   ///
@@ -236,6 +240,7 @@ public struct ThunkTask<Value: Sendable>: Sendable {
   /// - Throws: The error the thunk threw, or `CancellationError` if it was dropped, or cancelled
   ///   and stopped.
   /// - Complexity: Waits for the thunk and the thunks it dispatched.
+  @inlinable
   public var value: Value {
     get async throws {
       switch outcome {

@@ -97,6 +97,16 @@ let passThrough: Middleware<Int> = { _, _ in { next in { action in next(action) 
   fromTask { for _ in 0..<count { try? await store.dispatch(thunk).value } }
 }
 
+/// An `AsyncThunk` with its lifecycle actions, dispatched and awaited from a task.
+@inline(never) func rowAsyncThunkLifecycle(_ count: Int) {
+  let store = Store<Int>(reducer: countReducer, state: 0)
+  let thunk = AsyncThunk<Int, Int>("row") { context in
+    context.dispatch(Tick())
+    return 1
+  }
+  fromTask { for _ in 0..<count { _ = try? await store.dispatch(thunk).value } }
+}
+
 /// Runs `body` in a task and waits for it on this thread, which parks on a semaphore rather than
 /// in `dispatchMain()` (see Benchmarks/README.md, "Profiling with callgrind").
 func fromTask(_ body: @escaping @Sendable () async -> Void) {
@@ -168,6 +178,7 @@ MainActor.assumeIsolated {
   case "thunk": rowThunk(count)
   case "thunkAwaited": rowThunkAwaited(count)
   case "asyncThunk": rowAsyncThunk(count)
+  case "asyncThunkLifecycle": rowAsyncThunkLifecycle(count)
   case "subscribe": rowSubscribe(count)
   case "scopeSubscribe": rowScopeSubscribe(count)
   case "subscribeAmongMany": rowSubscribeAmongMany(count)
