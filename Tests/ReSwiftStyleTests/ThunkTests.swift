@@ -26,6 +26,14 @@ final class ReSwiftStyleThunkTests: XCTestCase {
     XCTAssertEqual(calls.dispatched.first as? SetName, SetName(name: "handed"))
   }
 
+  /// ReSwift-Thunk's initializer with its label written out, as code that does not use a
+  /// trailing closure calls it.
+  func testTheInitializerTakesReSwiftThunksBodyLabel() {
+    let store = Store<AppState>(reducer: appReducer, state: nil)
+    store.dispatch(Thunk<AppState>(body: { dispatch, _ in dispatch(SetName(name: "labelled")) }))
+    XCTAssertEqual(store.state.name, "labelled")
+  }
+
   func testAThunkOfAnotherStateGoesToNext() {
     struct OtherState: StateType {}
     let middleware: Middleware<AppState> = createThunkMiddleware()

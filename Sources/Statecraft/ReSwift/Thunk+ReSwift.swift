@@ -1,7 +1,8 @@
 extension Thunk {
   /// Creates a thunk with ReSwift-Thunk's body, run synchronously inside `dispatch`.
   ///
-  /// ReSwift-Thunk's initializer: code written for ReSwift-Thunk compiles unchanged.
+  /// ReSwift-Thunk's initializer: code written for ReSwift-Thunk compiles unchanged, with a
+  /// trailing closure or with the `body:` label written out.
   ///
   /// ```swift
   /// let fetchFilms = Thunk<AppState> { dispatch, getState in
@@ -21,7 +22,7 @@ extension Thunk {
   public init(
     id: ThunkID? = nil,
     policy: ThunkPolicy = .concurrent,
-    _ body:
+    body:
       @escaping @Sendable (
         _ dispatch: @escaping DispatchFunction, _ getState: @escaping GetState<State>
       ) -> Void
