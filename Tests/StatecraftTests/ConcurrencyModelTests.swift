@@ -345,6 +345,30 @@ import Testing
     }
   }
 
+  /// A thunk's `dispatch` and `getState`, kept after its run and its store are gone, are a no-op
+  /// and `nil`: they do not keep the store.
+  @Test func c12ThunkFunctionsKeptAfterTheStoreIsGoneAreHarmless() {
+    let kept = Guarded<(DispatchFunction, GetState<TestState>)?>(nil)
+    weak var weakStore: Store<TestState>?
+    do {
+      let store = makeStore()
+      store.dispatch(
+        Thunk<TestState> { dispatch, getState in
+          kept.withLock { $0 = (dispatch, getState) }
+        })
+      let functions = kept.withLock { $0 }
+      #expect(functions?.1() != nil)
+      weakStore = store
+    }
+    #expect(weakStore == nil)
+    if let (dispatch, getState) = kept.withLock({ $0 }) {
+      dispatch(Increment())
+      #expect(getState() == nil)
+    } else {
+      Issue.record("the thunk's body did not run")
+    }
+  }
+
   /// The engine is released with the store, not only the `Store` object: a reducer's capture
   /// goes too.
   @MainActor

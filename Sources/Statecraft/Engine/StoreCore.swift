@@ -44,6 +44,11 @@ final class StoreCore<State: Sendable>: StoreEngine {
   /// of running the dispatch path unspecialized. The closures capture nothing: the caller passes
   /// the core it holds.
   @usableFromInline let _specialized: Specialized
+  /// The `getState` a thunk's body receives: the committed state, `nil` once the store is gone.
+  ///
+  /// Made once, where the store is made, so that a thunk's run allocates none. Set in `make`
+  /// before the core is shared, never again.
+  @usableFromInline nonisolated(unsafe) var _getState: GetState<State> = { nil }
 
   @usableFromInline @frozen
   struct Specialized: Sendable {
@@ -89,6 +94,7 @@ final class StoreCore<State: Sendable>: StoreEngine {
       route: route,
       reducesOnMainActor: reducesOnMainActor,
       pacing: pacing)
+    core._getState = { [weak core] in core?._reduction.stateIfAny }
     if !middleware.isEmpty { core.setMiddleware(middleware) }
     return core
   }
