@@ -17,14 +17,16 @@ extension ThunkRunner {
     // the body's type up at run time.
     switch thunk.body {
     case .immediate(let body):
-      // Without an identifier the run waits for nothing, and may end here unregistered.
-      let isRegistered = thunk.id != nil
-      let admission = admit(id: thunk.id, policy: thunk.policy, registering: isRegistered)
+      // Without an identifier no policy applies: the run waits for nothing, and may end here
+      // without being registered.
+      if thunk.id == nil {
+        let run = ThunkRun(id: nil, serial: nextSerial())
+        return runInline(body, run: run, isRegistered: false, on: target, parent: parent)
+      }
+      let admission = admit(id: thunk.id, policy: thunk.policy)
       guard !admission.isDropped else { return dropped(admission.run) }
       guard admission.wait != nil else {
-        return runInline(
-          body, run: admission.run, isRegistered: isRegistered, on: target,
-          parent: parent)
+        return runInline(body, run: admission.run, isRegistered: true, on: target, parent: parent)
       }
       // Its turn comes later (queue, debounce): the body runs in the task.
       return runInTask(admission, parent: parent, on: target) { context in

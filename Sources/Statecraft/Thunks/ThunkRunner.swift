@@ -44,15 +44,8 @@ final class ThunkRunner: Sendable {
 
   /// Registers a new run under `policy`: cancels the runs it supersedes, or drops it, or makes
   /// it wait for its turn.
-  ///
-  /// A run without an identifier is not registered when `registering` is `false`: a body that
-  /// runs inline and ends before `dispatch` returns needs no lock and no entry. Such a run is
-  /// registered (`register(_:)`) before it gets a task, the only way it can outlive the call.
-  func admit(id: ThunkID?, policy: ThunkPolicy, registering: Bool = true) -> Admission {
+  func admit(id: ThunkID?, policy: ThunkPolicy) -> Admission {
     guard let id, policy != .concurrent else {
-      guard id != nil || registering else {
-        return Admission(run: ThunkRun(id: nil, serial: nextSerial()), wait: nil, isDropped: false)
-      }
       let run = state.withLock { state in
         let run = ThunkRun(id: id, serial: nextSerial())
         state.running[run.serial] = run
@@ -103,13 +96,14 @@ final class ThunkRunner: Sendable {
 
   /// A number for a new run.
   ///
-  /// Taken under the lock for a run with an identifier, so that the
-  /// numbers of the runs of one identifier follow the order they were admitted in (`.queue`).
-  private func nextSerial() -> UInt64 {
+  /// Taken under the lock for a run with an identifier, so that the numbers of the runs of one
+  /// identifier follow the order they were admitted in (`.queue`).
+  func nextSerial() -> UInt64 {
     runSerials.add(1, ordering: .relaxed).newValue
   }
 
-  /// Registers a run `admit(id:policy:registering:)` left out.
+  /// Registers a run that was not admitted: one without an identifier that ran inline and
+  /// outlives the call, because it has children.
   func register(_ run: ThunkRun) {
     state.withLock { $0.running[run.serial] = run }
   }
