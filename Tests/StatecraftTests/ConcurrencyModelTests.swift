@@ -445,6 +445,39 @@ import Testing
     #expect(store.state.label == "saw \(total)")
   }
 
+  /// A thunk without an identifier whose body ended inside `dispatch` but whose child still runs
+  /// outlives the call: releasing the store cancels it and its child.
+  @Test func c12AnInlineThunkWhoseChildStillRunsIsCancelledWithTheStore() async throws {
+    let parked = Flag()
+    weak var weakStore: Store<TestState>?
+    var task: ThunkTask<Void>?
+    do {
+      let store = makeStore()
+      task = store.dispatch(
+        Thunk<TestState> { dispatch, _ in
+          dispatch(
+            Thunk<TestState> { context in
+              _ = try await context.take(where: { _ in
+                parked.set()
+                return false
+              })
+            })
+        })
+      let deadline = MonotonicClock.now + Interval.patience.nanoseconds
+      while !parked.isSet, MonotonicClock.now < deadline {
+        store.dispatch(Increment())
+        await MonotonicClock.sleep(for: .milliseconds(1))
+      }
+      #expect(parked.isSet)
+      weakStore = store
+    }
+    #expect(weakStore == nil)
+    #expect(task?.cancellationReason == .storeReleased)
+    let started = task
+    let ended = await endsWithin(.patience) { _ = try? await started?.value }
+    #expect(ended, "the inline thunk's run did not end with the store")
+  }
+
   @Test func c12AStoreWithAThunkWaitingInTakeIsReleasedAndTheThunkCancelled() async throws {
     struct Never: Action {}
     let parked = Flag()
