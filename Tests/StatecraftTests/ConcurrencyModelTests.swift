@@ -445,48 +445,46 @@ import Testing
     #expect(store.state.label == "saw \(total)")
   }
 
+  @Test func c12AStoreWithAThunkWaitingInTakeIsReleasedAndTheThunkCancelled() async throws {
+    let (task, isReleased) = await releaseTheStoreWhileAThunkWaits { wait in
+      Thunk<TestState> { context in try await wait(context) }
+    }
+    #expect(isReleased)
+    #expect(task.cancellationReason != nil)
+    // Bounded: if the thunk were never cancelled, awaiting its value would never return.
+    let ended = await endsWithin(.patience) { _ = try? await task.value }
+    #expect(ended, "the waiting thunk did not end with the store")
+  }
+
   /// A thunk without an identifier whose body ended inside `dispatch` but whose child still runs
   /// outlives the call: releasing the store cancels it and its child.
   @Test func c12AnInlineThunkWhoseChildStillRunsIsCancelledWithTheStore() async throws {
-    let parked = Flag()
-    weak var weakStore: Store<TestState>?
-    var task: ThunkTask<Void>?
-    do {
-      let store = makeStore()
-      task = store.dispatch(
-        Thunk<TestState> { dispatch, _ in
-          dispatch(
-            Thunk<TestState> { context in
-              _ = try await context.take(where: { _ in
-                parked.set()
-                return false
-              })
-            })
-        })
-      let deadline = MonotonicClock.now + Interval.patience.nanoseconds
-      while !parked.isSet, MonotonicClock.now < deadline {
-        store.dispatch(Increment())
-        await MonotonicClock.sleep(for: .milliseconds(1))
+    let (task, isReleased) = await releaseTheStoreWhileAThunkWaits { wait in
+      Thunk<TestState> { dispatch, _ in
+        dispatch(Thunk<TestState> { context in try await wait(context) })
       }
-      #expect(parked.isSet)
-      weakStore = store
     }
-    #expect(weakStore == nil)
-    #expect(task?.cancellationReason == .storeReleased)
-    let started = task
-    let ended = await endsWithin(.patience) { _ = try? await started?.value }
+    #expect(isReleased)
+    #expect(task.cancellationReason == .storeReleased)
+    let ended = await endsWithin(.patience) { _ = try? await task.value }
     #expect(ended, "the inline thunk's run did not end with the store")
   }
 
-  @Test func c12AStoreWithAThunkWaitingInTakeIsReleasedAndTheThunkCancelled() async throws {
-    struct Never: Action {}
+  /// Dispatches the thunk `make` builds around `wait` (which waits in `take` for an action that
+  /// never comes), lets the store go once the thunk waits, and returns the thunk's task and
+  /// whether the store was released.
+  private func releaseTheStoreWhileAThunkWaits(
+    _ make: (
+      _ wait: @escaping @Sendable (ThunkContext<TestState>) async throws -> Void
+    ) -> Thunk<TestState>
+  ) async -> (ThunkTask<Void>, isReleased: Bool) {
     let parked = Flag()
     weak var weakStore: Store<TestState>?
-    var task: ThunkTask<Void>?
+    let task: ThunkTask<Void>
     do {
       let store = makeStore()
       task = store.dispatch(
-        Thunk<TestState> { context in
+        make { context in
           _ = try await context.take(where: { _ in
             parked.set()
             return false
@@ -502,12 +500,7 @@ import Testing
       #expect(parked.isSet)
       weakStore = store
     }
-    #expect(weakStore == nil)
-    #expect(task?.cancellationReason != nil)
-    // Bounded: if the thunk were never cancelled, awaiting its value would never return.
-    let started = task
-    let ended = await endsWithin(.patience) { _ = try? await started?.value }
-    #expect(ended, "the waiting thunk did not end with the store")
+    return (task, weakStore == nil)
   }
 
   @MainActor
