@@ -44,11 +44,6 @@ final class StoreCore<State: Sendable>: StoreEngine {
   /// of running the dispatch path unspecialized. The closures capture nothing: the caller passes
   /// the core it holds.
   @usableFromInline let _specialized: Specialized
-  /// The `getState` a thunk's body receives: the committed state, `nil` once the store is gone.
-  ///
-  /// Made once, where the store is made, so that a thunk's run allocates none. Set in `make`
-  /// before the core is shared, never again.
-  @usableFromInline nonisolated(unsafe) var _getState: GetState<State> = { nil }
 
   @usableFromInline @frozen
   struct Specialized: Sendable {
@@ -58,6 +53,8 @@ final class StoreCore<State: Sendable>: StoreEngine {
     @usableFromInline let _add:
       @MainActor @Sendable (StoreCore<State>, SubscriptionEntry<State>) -> Void
     @usableFromInline let _remove: @Sendable (StoreCore<State>, ObjectIdentifier) -> Void
+    /// The `getState` a thunk's body receives (`StoreCore.thunkGetState()`).
+    @usableFromInline let _thunkGetState: @Sendable (StoreCore<State>) -> GetState<State>
 
     @inlinable
     init() {
@@ -65,6 +62,7 @@ final class StoreCore<State: Sendable>: StoreEngine {
       _state = { core in core._reduction.stateIfAny }
       _add = { core, entry in core.add(entry) }
       _remove = { core, owner in core.remove(owner: owner) }
+      _thunkGetState = { core in core.thunkGetState() }
     }
   }
 
@@ -94,7 +92,6 @@ final class StoreCore<State: Sendable>: StoreEngine {
       route: route,
       reducesOnMainActor: reducesOnMainActor,
       pacing: pacing)
-    core._getState = { [weak core] in core?._reduction.stateIfAny }
     if !middleware.isEmpty { core.setMiddleware(middleware) }
     return core
   }
@@ -139,6 +136,21 @@ final class StoreCore<State: Sendable>: StoreEngine {
   @usableFromInline
   var stateFromGenericCode: State? {
     _specialized._state(self)
+  }
+
+  /// The `getState` a thunk's body receives: the committed state, `nil` once the store is gone.
+  ///
+  /// Made by the first thunk that runs and kept, so that a thunk's run allocates none; not
+  /// before, because holding the core weakly moves its reference counts to the runtime's slower
+  /// path, which a store that runs no thunk need not pay.
+  @inlinable
+  func thunkGetState() -> GetState<State> {
+    _books.withLock { books in
+      if let getState = books.thunkGetState { return getState }
+      let getState: GetState<State> = { [weak self] in self?._reduction.stateIfAny }
+      books.thunkGetState = getState
+      return getState
+    }
   }
 
   @inlinable
@@ -255,6 +267,8 @@ struct Books<State: Sendable>: Sendable {
   /// The tasks waiting in `take` and `condition`, and the observers of `actions()`.
   @usableFromInline var commitObservers = CommitObserverBook()
 
+  /// The `getState` thunks receive, once one has run (`StoreCore.thunkGetState()`).
+  @usableFromInline var thunkGetState: GetState<State>?
   @usableFromInline
   init(registry: Registry<State>) {
     self.registry = registry

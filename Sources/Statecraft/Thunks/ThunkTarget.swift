@@ -57,7 +57,7 @@ func runDispatch<State>(in target: ThunkTarget<State>, run: ThunkRun, runner: Th
 /// state, `nil` once the store is gone.
 func getState<State>(in target: ThunkTarget<State>) -> GetState<State> {
   switch target {
-  case .store(.root(let core)): core._getState
+  case .store(.root(let core)): core._specialized._thunkGetState(core)
   case .store(.scope(let scope)): { [weak scope] in scope?.snapshot?.state }
   case .handed(_, let getState): getState
   }
@@ -124,12 +124,12 @@ extension ThunkContext {
     }
   }
 
-  /// The function ``getState`` returns: a store's own (`StoreCore._getState`); for a scope, made
+  /// The function ``getState`` returns: a store's own (`StoreCore.thunkGetState()`); for a scope, made
   /// on each read, so that a run that never reads the state allocates none.
   func makeGetState() -> GetState<State> {
     if let handedGetState { return handedGetState }
     if let scope { return { [weak scope] in scope?.snapshot?.state } }
     guard let core else { return { nil } }
-    return core._getState
+    return core._specialized._thunkGetState(core)
   }
 }
