@@ -62,7 +62,7 @@ final class StoreCore<State: Sendable>: StoreEngine {
       _state = { core in core._reduction.stateIfAny }
       _add = { core, entry in core.add(entry) }
       _remove = { core, owner in core.remove(owner: owner) }
-      _thunkGetState = { core in core.thunkGetState() }
+      _thunkGetState = StoreCore.thunkGetStateFunction
     }
   }
 
@@ -136,21 +136,6 @@ final class StoreCore<State: Sendable>: StoreEngine {
   @usableFromInline
   var stateFromGenericCode: State? {
     _specialized._state(self)
-  }
-
-  /// The `getState` a thunk's body receives: the committed state, `nil` once the store is gone.
-  ///
-  /// Made by the first thunk that runs and kept, so that a thunk's run allocates none; not
-  /// before, because holding the core weakly moves its reference counts to the runtime's slower
-  /// path, which a store that runs no thunk need not pay.
-  @inlinable
-  func thunkGetState() -> GetState<State> {
-    _books.withLock { books in
-      if let getState = books.thunkGetState { return getState }
-      let getState: GetState<State> = { [weak self] in self?._reduction.stateIfAny }
-      books.thunkGetState = getState
-      return getState
-    }
   }
 
   @inlinable

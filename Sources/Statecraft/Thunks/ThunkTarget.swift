@@ -133,3 +133,28 @@ extension ThunkContext {
     return core._specialized._thunkGetState(core)
   }
 }
+
+extension StoreCore {
+  /// The `getState` a thunk's body receives: the committed state, `nil` once the store is gone.
+  ///
+  /// Made by the first thunk that runs and kept, so that a thunk's run allocates none; not
+  /// before, because holding the core weakly moves its reference counts to the runtime's slower
+  /// path, which a store that runs no thunk need not pay.
+  @inlinable
+  func thunkGetState() -> GetState<State> {
+    _books.withLock { books in
+      if let getState = books.thunkGetState { return getState }
+      let getState: GetState<State> = { [weak self] in self?._reduction.stateIfAny }
+      books.thunkGetState = getState
+      return getState
+    }
+  }
+
+  /// ``thunkGetState()`` as `StoreCore.Specialized` keeps it, built where the store is made and
+  /// so compiled for the app's `State`; here, beside the thunks that use it, so that a thunk's
+  /// way does not pass through the core's file.
+  @inlinable
+  static var thunkGetStateFunction: @Sendable (StoreCore) -> GetState<State> {
+    { core in core.thunkGetState() }
+  }
+}
