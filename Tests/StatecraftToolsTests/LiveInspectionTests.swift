@@ -142,8 +142,6 @@ import Testing
     Store(reducer: live.reducer(reducer), state: nil, middleware: [live.middleware()])
   }
 
-  /// Waits up to 10 s for `condition`: the app and the stand-in run on their own threads. It
-  /// sleeps as a task, so that waiting holds no thread of the cooperative pool other tests need.
   @Test func theAppStreamsItsActionsAndTheirStatesAsTheRecordingFormat() async throws {
     let inspector = try Inspector()
     let live = try LiveInspection<[Int]>(url: inspector.url, registry: Self.registry)
