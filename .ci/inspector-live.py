@@ -80,6 +80,7 @@ class App:
                                         stdout=subprocess.PIPE, text=True, env=environment)
         processes.append(self.process)
         self.lines = queue.Queue()
+        self.requests = 0
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
@@ -92,14 +93,16 @@ class App:
 
     def state(self):
         """The state the app holds now: asks it to print it."""
-        while not self.lines.empty():
-            self.lines.get_nowait()
-        self.type("state")
+        # The answer carries the request's tag: a `state: ` line the subscriber printed on the
+        # main queue may come after it and hold an older state.
+        self.requests += 1
+        answer = f"now {self.requests}: "
+        self.type(f"state {self.requests}")
         deadline = time.time() + 10
         while time.time() < deadline:
             line = self.lines.get(timeout=10)
-            if line.startswith("state: "):
-                return json.loads(line[len("state: "):])
+            if line.startswith(answer):
+                return json.loads(line[len(answer):])
         raise AssertionError("the app printed no state")
 
     def texts(self):

@@ -4,10 +4,11 @@ import NotesCore
 import Statecraft
 import StatecraftTools
 
-// A command-line notes app: `add TEXT`, `pin N`, `remove N`, `login USER TOKEN`, `state`, `q`;
+// A command-line notes app: `add TEXT`, `pin N`, `remove N`, `login USER TOKEN`, `state TAG`, `q`;
 // and async work: `sync MS` (a newer sync cancels the running one), `sync offline` (fails),
 // `search TEXT` (debounced), `wait` (until the thunks started so far ended).
-// It prints the state as one line of JSON, `state: {...}`, each time it changes, which tests read.
+// It prints the state as one line of JSON, `state: {...}`, each time it changes, and
+// `now TAG: {...}` when asked with `state TAG`, which tests read.
 //   --record FILE        records the session
 //   STATECRAFT_INSPECTOR streams it to `inspect --live`, which can move it back in time
 //   --bench RATE COUNT   dispatches COUNT actions at RATE a second into four stores, alternating:
@@ -194,14 +195,16 @@ let input = Thread {
       thunks.wait()
       continue
     case ("q", _), ("quit", _): break
-    case ("state", _):
-      print("state: \(json(store.state))")
+    case ("state", let request):
+      // Answers with the request's tag, so a reader tells the answer from a delivery printed
+      // on the main queue meanwhile, which may hold an older state.
+      print("now \(request): \(json(store.state))")
       fflush(nil)
       continue
     default:
       print(
         "unknown command \"\(line)\"; commands: add TEXT, pin N, remove N, login USER TOKEN, "
-          + "sync MS, sync offline, search TEXT, wait, state, q")
+          + "sync MS, sync offline, search TEXT, wait, state TAG, q")
       fflush(nil)
       continue
     }
