@@ -21,6 +21,29 @@ import Testing
     #expect(calls == 1)
   }
 
+  /// A step that skips repeats keeps the last value it selected; ending the subscription
+  /// releases it, for a `select` followed by a filter and for a filter alone.
+  @Test func theValueAStepKeepsGoesWithItsSubscription() {
+    let store = Store<TagState>(
+      reducer: { action, state in
+        var state = state ?? TagState()
+        if action is NewTag { state.tag = Tag() }
+        return state
+      }, state: nil, automaticallySkipsRepeats: false)
+    weak var firstTag: Tag?
+    firstTag = store.state.tag
+    let selecting = TagCounter()
+    store.subscribe(selecting) { $0.select(\.tag).skip(when: { $0 === $1 }) }
+    var seen = 0
+    let token = store.subscribe(
+      { $0.skip(when: { $0.tag === $1.tag }) }, receive: { _ in seen += 1 })
+    store.unsubscribe(selecting)
+    token.cancel()
+    store.dispatch(NewTag())  // the store's state no longer holds the first tag
+    #expect(seen == 1 && selecting.count == 1)
+    #expect(firstTag == nil)
+  }
+
   @Test func subscribingAgainReplacesTheSubscription() {
     let store = makeStore()
     let recorder = Recorder<Int>()
@@ -236,4 +259,14 @@ private final class SelfUnsubscribingView: StoreSubscriber {
   func newState(state: Int) {
     log.append(state)
   }
+}
+
+private final class Tag: Sendable {}
+private struct TagState: Sendable { var tag = Tag() }
+private struct NewTag: Action {}
+
+/// Counts what it receives and keeps none of it.
+private final class TagCounter: StoreSubscriber {
+  var count = 0
+  func newState(state: Tag) { count += 1 }
 }

@@ -123,12 +123,9 @@ public struct Subscription<State> {
     }
     selection._selectThenSkip = { predicate in
       Subscription<Substate> { downstream in
-        let previous = PreviousValue<Substate>.make()
-        self._attach { state in
-          let new = selector(state)
-          if let old = previous.exchange(new), predicate(old, new) { return }
-          downstream(new)
-        }
+        let step = SkippingStep<State, Substate?>(
+          select: selector, isRepeat: predicate, downstream: downstream)
+        self._attach { step.receive($0) }
       }
     }
     return selection
@@ -175,11 +172,9 @@ public struct Subscription<State> {
     var filtered =
       _selectThenSkip?(predicate)
       ?? Subscription { downstream in
-        let previous = PreviousValue<State>.make()
-        self._attach { new in
-          if let old = previous.exchange(new), predicate(old, new) { return }
-          downstream(new)
-        }
+        let step = SkippingStep<State, State?>(
+          select: { $0 }, isRepeat: predicate, downstream: downstream)
+        self._attach { step.receive($0) }
       }
     filtered._isFiltered = true
     return filtered
@@ -211,190 +206,59 @@ extension Subscription where State: Equatable {
   }
 }
 
-extension Store {
-  /// Subscribes an object to the whole state.
-  ///
-  /// The subscriber receives the current state at once, then the newest committed state in each
-  /// round of notifications on the main queue. Subscribing an object that is already subscribed replaces its subscription. With
-  /// ``init(reducer:state:middleware:automaticallySkipsRepeats:)-(Reducer<State>,_,_,_)``'s
-  /// `automaticallySkipsRepeats` set and an `Equatable` state, states equal to the previous one
-  /// are skipped.
-  ///
-  /// - Parameter subscriber: The object to notify. The store holds it weakly.
-  /// - Complexity: O(1) amortized, plus the cost of delivering the first value.
-  @preconcurrency @MainActor
-  @inlinable
-  public func subscribe<Subscriber: StoreSubscriber>(_ subscriber: Subscriber)
-  where Subscriber.StoreSubscriberStateType == State {
-    connect(subscriber, { $0 }, repeats: dynamicEquality(of: State.self))
-  }
+/// A step that selects a value from each value it receives and passes it on unless it repeats
+/// the one selected before: `select` followed by `skip(when:)`, the steps most subscriptions
+/// have, and `skip(when:)` alone (selecting the value itself).
+///
+/// One object holds the closures and the value the step saw last, and the step's closure
+/// captures only the object, so that it needs no context of its own: one allocation per step.
+/// The closures are constants, called without retaining them. The class is generic over the
+/// optional of the selected value (`Previous` is `Value?`), so that freeing it destroys that
+/// value with the type's own functions: a class generic over `Value` would look
+/// `Optional<Value>` up at run time to free its field. Only the main actor touches it.
+@usableFromInline
+final class SkippingStep<Input, Previous: PreviousSlot> {
+  @usableFromInline let _select: (Input) -> Previous.Value
+  @usableFromInline let _isRepeat: (Previous.Value, Previous.Value) -> Bool
+  @usableFromInline let _downstream: (Previous.Value) -> Void
+  // Unchecked: touched only by `receive`, on the main actor, which never overlaps itself for one
+  // step; a checked access costs more than the comparison.
+  @exclusivity(unchecked) @usableFromInline var _previous: Previous
 
-  /// Subscribes an object to a selection of the state.
-  ///
-  /// `transform` describes what to select and which changes to skip:
-  ///
-  /// ```swift
-  /// override func viewDidLoad() {
-  ///   super.viewDidLoad()
-  ///   mainStore.subscribe(self) { $0.select(\.films) }
-  /// }
-  /// ```
-  ///
-  /// The subscriber receives the current selection at once, then each committed state's
-  /// selection that passes the filters, newest first: never an older state after a newer one.
-  /// When the selected type is `Equatable` and the store skips repeats automatically (the
-  /// default), a selection equal to the previous one is skipped; this holds in generic code too.
-  /// A selection of another type is delivered for every committed state unless a filter such as
-  /// ``Subscription/skipRepeats(_:)`` follows it; debug builds warn once when subscribing.
-  ///
-  /// `transform` is optional, as in ReSwift: with `nil`, the subscriber receives the whole
-  /// state, and its ``StoreSubscriber/StoreSubscriberStateType`` must be the store's `State`
-  /// (another type stops the program with a message); ``subscribe(_:)`` says so in its type.
-  ///
-  /// > Important: Subscribing an object that is already subscribed replaces its subscription and
-  /// > moves it to the end of the notification order.
-  ///
-  /// Because the store holds the subscriber weakly, each `newState` call first reads that weak
-  /// reference, a little more than a closure subscription (``subscribe(_:receive:)``)
-  /// costs. A selection skipped as a repeat costs the same in both forms.
-  ///
-  /// - Parameters:
-  ///   - subscriber: The object to notify. The store holds it weakly.
-  ///   - transform: Builds the subscription from one of the whole state; `nil` for the whole
-  ///     state.
-  /// - Complexity: O(1) amortized, plus the cost of delivering the first value.
-  @preconcurrency @MainActor
   @inlinable
-  public func subscribe<SelectedState, Subscriber: StoreSubscriber>(
-    _ subscriber: Subscriber,
-    transform: ((Subscription<State>) -> Subscription<SelectedState>)?
-  ) where Subscriber.StoreSubscriberStateType == SelectedState {
-    connect(
-      subscriber, transform ?? Store.wholeState(for: Subscriber.self),
-      repeats: dynamicEquality(of: SelectedState.self))
-  }
-
-  /// The transform of a subscription without one: the whole state, which must be what
-  /// `Subscriber` receives.
-  @usableFromInline
-  static func wholeState<SelectedState, Subscriber: StoreSubscriber>(
-    for subscriber: Subscriber.Type
-  ) -> (Subscription<State>) -> Subscription<SelectedState>
-  where Subscriber.StoreSubscriberStateType == SelectedState {
-    { whole in
-      guard let selected = whole as? Subscription<SelectedState> else {
-        Misuse.wholeStateSubscriber(Subscriber.self, receives: SelectedState.self, of: State.self)
-      }
-      return selected
-    }
-  }
-
-  /// The one path of every `subscribe`: builds the subscription from `transform`, adds
-  /// skip-repeats with `repeats` when the store skips repeats automatically, ends it in
-  /// `receive`, the receiver's `hold`, and keeps the composed steps in `entry`, which the store
-  /// feeds.
-  @MainActor
-  @inlinable
-  func makeSubscription<SelectedState>(
-    _ transform: (Subscription<State>) -> Subscription<SelectedState>,
-    repeats: ((SelectedState, SelectedState) -> Bool)?,
-    into entry: SubscriptionEntry<State>,
-    receive: @escaping (SelectedState) -> Void
+  init(
+    select: @escaping (Input) -> Previous.Value,
+    isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
+    downstream: @escaping (Previous.Value) -> Void
   ) {
-    var selection = transform(Subscription { entry._receive = $0 })
-    if _engine.any.automaticallySkipsRepeats, let repeats {
-      selection = selection._skipEqual(repeats)
-    }
-    #if DEBUG
-      if _engine.any.automaticallySkipsRepeats, repeats == nil, !selection._isFiltered,
-        SelectedState.self != State.self
-      {
-        StatecraftDiagnostics.warnEverySelection(of: SelectedState.self)
-      }
-    #endif
-    selection._attach(receive)
+    _select = select
+    _isRepeat = isRepeat
+    _downstream = downstream
+    _previous = .none
   }
 
-  @MainActor
+  /// Selects from `input`, keeps the value, and passes it on unless it repeats the last one.
   @inlinable
-  func connect<SelectedState, Subscriber: StoreSubscriber>(
-    _ subscriber: Subscriber,
-    _ transform: (Subscription<State>) -> Subscription<SelectedState>,
-    repeats: ((SelectedState, SelectedState) -> Bool)?
-  ) where Subscriber.StoreSubscriberStateType == SelectedState {
-    let status = SubscriptionStatus()
-    let receiver = SubscriberReceiver(subscriber, status: status)
-    let entry = SubscriptionEntry<State>(
-      owner: ObjectIdentifier(subscriber), status: status,
-      deliverHeld: { receiver.deliverHeld() })
-    makeSubscription(transform, repeats: repeats, into: entry) { receiver.hold($0) }
-    _engine.any.register(entry)
-  }
-
-  /// Subscribes a closure to a selection of the state for as long as you keep the returned token:
-  /// a token that is not stored ends the subscription after the first value.
-  ///
-  /// ```swift
-  /// let token = mainStore.subscribe({ $0.select(\.count) }, receive: { count in
-  ///   print("count:", count)
-  /// })
-  /// ```
-  ///
-  /// The subscription lasts until you call ``SubscriptionToken/cancel()`` or release the token;
-  /// either releases the closure and what it captures before it returns (on the main queue).
-  /// Selections are skipped when they repeat under the same rules as for
-  /// ``subscribe(_:transform:)``.
-  ///
-  /// - Parameters:
-  ///   - transform: Builds the subscription from one of the whole state.
-  ///   - receive: Called on the main actor with the current selection at once, then with each
-  ///     committed state's selection that passes the filters.
-  /// - Returns: The token that keeps the subscription alive.
-  /// - Complexity: O(1) amortized, plus the cost of delivering the first value.
-  @preconcurrency @MainActor
-  @inlinable
-  public func subscribe<SelectedState>(
-    _ transform: (Subscription<State>) -> Subscription<SelectedState>,
-    receive: @escaping @MainActor (SelectedState) -> Void
-  ) -> SubscriptionToken {
-    connect(transform, repeats: dynamicEquality(of: SelectedState.self), receive: receive)
-  }
-
-  /// The one path of the closure `subscribe` overloads, as `connect(_:_:repeats:)` is of the
-  /// object ones.
-  @MainActor
-  @inlinable
-  func connect<SelectedState>(
-    _ transform: (Subscription<State>) -> Subscription<SelectedState>,
-    repeats: ((SelectedState, SelectedState) -> Bool)?,
-    receive: @escaping @MainActor (SelectedState) -> Void
-  ) -> SubscriptionToken {
-    let status = SubscriptionStatus()
-    let receiver = ClosureReceiver(status: status, receive: receive)
-    let entry = SubscriptionEntry<State>(
-      owner: nil, status: status, deliverHeld: { receiver.deliverHeld() })
-    makeSubscription(transform, repeats: repeats, into: entry, receive: { receiver.hold($0) })
-    return _engine.any.registerToken(entry)
-  }
-
-  /// Ends the subscription of `subscriber`.
-  ///
-  /// Call it from anywhere, including the `deinit` of a main-actor class. Called on the main
-  /// queue during a notification round, it takes effect at once: the subscriber is not called
-  /// again, not even for the rest of the round. Unsubscribing an object that is not subscribed
-  /// does nothing.
-  ///
-  /// - Parameter subscriber: The object passed to `subscribe`.
-  /// - Complexity: O(1) amortized.
-  public func unsubscribe(_ subscriber: any AnyStoreSubscriber) {
-    _engine.any.removeSubscription(of: ObjectIdentifier(subscriber))
+  func receive(_ input: Input) {
+    let new = _select(input)
+    var old = Previous(new)
+    swap(&old, &_previous)
+    if let old = old.slotValue, _isRepeat(old, new) { return }
+    _downstream(new)
   }
 }
 
-extension Store {
-  /// The subscriptions counted as standing and the entries the registry keeps; for the
-  /// package's tests.
-  package var _subscriptionCounts: (standing: Int, registered: Int) {
-    _engine.any.subscriptionCounts
-  }
+/// `Optional`, as ``SkippingStep``'s type of the value it saw last.
+@usableFromInline
+protocol PreviousSlot {
+  associatedtype Value
+  /// No value yet.
+  static var none: Self { get }
+  init(_ value: Value)
+  var slotValue: Value? { get }
+}
+
+extension Optional: PreviousSlot {
+  @inlinable
+  var slotValue: Wrapped? { self }
 }
