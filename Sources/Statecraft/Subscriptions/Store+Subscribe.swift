@@ -1,5 +1,8 @@
 import StatecraftPrimitives
 
+// The ways to subscribe and unsubscribe. What they build, and the closures a notification runs,
+// are in Subscription.swift.
+
 extension Store {
   /// Subscribes an object to the whole state.
   ///
@@ -78,48 +81,6 @@ extension Store {
     }
   }
 
-  /// The one path of every `subscribe`: builds the subscription from `transform`, adds
-  /// skip-repeats with `repeats` when the store skips repeats automatically, ends it in
-  /// `receive`, the receiver's `hold`, and keeps the composed steps in `entry`, which the store
-  /// feeds.
-  @MainActor
-  @inlinable
-  func makeSubscription<SelectedState>(
-    _ transform: (Subscription<State>) -> Subscription<SelectedState>,
-    repeats: ((SelectedState, SelectedState) -> Bool)?,
-    into entry: SubscriptionEntry<State>,
-    receive: @escaping (SelectedState) -> Void
-  ) {
-    var selection = transform(Subscription { entry._receive = $0 })
-    if _engine.any.automaticallySkipsRepeats, let repeats {
-      selection = selection._skipEqual(repeats)
-    }
-    #if DEBUG
-      if _engine.any.automaticallySkipsRepeats, repeats == nil, !selection._isFiltered,
-        SelectedState.self != State.self
-      {
-        StatecraftDiagnostics.warnEverySelection(of: SelectedState.self)
-      }
-    #endif
-    selection._attach(receive)
-  }
-
-  @MainActor
-  @inlinable
-  func connect<SelectedState, Subscriber: StoreSubscriber>(
-    _ subscriber: Subscriber,
-    _ transform: (Subscription<State>) -> Subscription<SelectedState>,
-    repeats: ((SelectedState, SelectedState) -> Bool)?
-  ) where Subscriber.StoreSubscriberStateType == SelectedState {
-    let status = SubscriptionStatus()
-    let receiver = SubscriberReceiver(subscriber, status: status)
-    let entry = SubscriptionEntry<State>(
-      owner: ObjectIdentifier(subscriber), status: status,
-      deliverHeld: { receiver.deliverHeld() })
-    makeSubscription(transform, repeats: repeats, into: entry) { receiver.hold($0) }
-    _engine.any.register(entry)
-  }
-
   /// Subscribes a closure to a selection of the state for as long as you keep the returned token:
   /// a token that is not stored ends the subscription after the first value.
   ///
@@ -147,23 +108,6 @@ extension Store {
     receive: @escaping @MainActor (SelectedState) -> Void
   ) -> SubscriptionToken {
     connect(transform, repeats: dynamicEquality(of: SelectedState.self), receive: receive)
-  }
-
-  /// The one path of the closure `subscribe` overloads, as `connect(_:_:repeats:)` is of the
-  /// object ones.
-  @MainActor
-  @inlinable
-  func connect<SelectedState>(
-    _ transform: (Subscription<State>) -> Subscription<SelectedState>,
-    repeats: ((SelectedState, SelectedState) -> Bool)?,
-    receive: @escaping @MainActor (SelectedState) -> Void
-  ) -> SubscriptionToken {
-    let status = SubscriptionStatus()
-    let receiver = ClosureReceiver(status: status, receive: receive)
-    let entry = SubscriptionEntry<State>(
-      owner: nil, status: status, deliverHeld: { receiver.deliverHeld() })
-    makeSubscription(transform, repeats: repeats, into: entry, receive: { receiver.hold($0) })
-    return _engine.any.registerToken(entry)
   }
 
   /// Ends the subscription of `subscriber`.
