@@ -53,8 +53,8 @@ final class StoreCore<State: Sendable>: StoreEngine {
     @usableFromInline let _add:
       @MainActor @Sendable (StoreCore<State>, SubscriptionEntry<State>) -> Void
     @usableFromInline let _remove: @Sendable (StoreCore<State>, ObjectIdentifier) -> Void
-    /// The `getState` a thunk's body receives (`StoreCore.thunkGetState()`).
-    @usableFromInline let _thunkGetState: @Sendable (StoreCore<State>) -> GetState<State>
+    /// Where thunks run in this store (`StoreCore.thunkHost()`).
+    @usableFromInline let _thunkHost: @Sendable (StoreCore<State>) -> ThunkHost<State>
 
     @inlinable
     init() {
@@ -62,7 +62,7 @@ final class StoreCore<State: Sendable>: StoreEngine {
       _state = { core in core._reduction.stateIfAny }
       _add = { core, entry in core.add(entry) }
       _remove = { core, owner in core.remove(owner: owner) }
-      _thunkGetState = StoreCore.thunkGetStateFunction
+      _thunkHost = StoreCore.thunkHostFunction
     }
   }
 
@@ -252,8 +252,8 @@ struct Books<State: Sendable>: Sendable {
   /// The tasks waiting in `take` and `condition`, and the observers of `actions()`.
   @usableFromInline var commitObservers = CommitObserverBook()
 
-  /// The `getState` thunks receive, once one has run (`StoreCore.thunkGetState()`).
-  @usableFromInline var thunkGetState: GetState<State>?
+  /// Where thunks run, once one has run (`StoreCore.thunkHost()`).
+  @usableFromInline var thunkHost: ThunkHost<State>?
   @usableFromInline
   init(registry: Registry<State>) {
     self.registry = registry

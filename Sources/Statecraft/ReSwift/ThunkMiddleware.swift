@@ -24,6 +24,7 @@ public func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
   { dispatch, getState in
     let inStore = StoreChain.isBuilding
     let runner = ThunkRunner()
+    let handed = ThunkTarget.handed(HandedThunkTarget(dispatch: dispatch, getState: getState))
     return { next in
       { action in
         guard action is any StartedByTheStore else {
@@ -44,8 +45,7 @@ public func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
         if inStore {
           dispatch(action)  // the store's dispatch starts thunks with its own runner
         } else {
-          thunk.start(
-            on: .handed(dispatch: dispatch, getState: getState), runner: runner, parent: nil)
+          thunk.start(on: handed, runner: runner, parent: nil)
         }
       }
     }

@@ -137,21 +137,9 @@ extension Thunk {
 public struct ThunkContext<State: Sendable>: Sendable {
   let run: ThunkRun
   let runner: ThunkRunner
-  /// The engine of the store the thunk runs in: a root store's or a scope's.
-  ///
-  /// Weak: a running thunk does not keep a released store alive; it is cancelled instead (C12).
-  /// Both are `nil` for a thunk run outside a store.
-  weak let core: StoreCore<State>?
-  weak let scope: ScopeCore<State>?
-  /// Outside a store: the `getState` the thunk middleware was handed in a chain built by hand.
-  let handedGetState: GetState<State>?
-
-  /// The engine the thunk runs in, while its store is alive.
-  var engine: Engine<State>? {
-    if let core { return .root(core) }
-    if let scope { return .scope(scope) }
-    return nil
-  }
+  /// Where the thunk runs, held weakly: a running thunk does not keep a released store alive;
+  /// it is cancelled instead (C12).
+  let host: ThunkHost<State>
 
   /// Sends an action to the store, unless the thunk has been cancelled.
   ///
@@ -163,8 +151,7 @@ public struct ThunkContext<State: Sendable>: Sendable {
   /// The committed state; `nil` once the store is gone.
   /// - Complexity: O(1): reads ``Store/state``.
   public var state: State? {
-    if let handedGetState { return handedGetState() }
-    return core?.stateFromGenericCode ?? scope?.snapshot?.state
+    host.getState()
   }
 
   /// The values the store provides to thunks, such as services; see ``ThunkEnvironment``.

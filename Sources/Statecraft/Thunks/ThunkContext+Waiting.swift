@@ -51,7 +51,7 @@ extension ThunkContext {
   ) async throws -> any Action {
     try checkCancellation()
     // The observers, not the engine: a thunk waiting here must not keep a released store alive.
-    guard let observers = engine?.commitObservers else { throw CancellationError() }
+    guard let observers = host.engine?.commitObservers else { throw CancellationError() }
     return try await withTimeout(timeout) {
       guard let action = try await observers.wait(where: predicate, orNow: nil) else {
         preconditionFailure("a wait without `orNow` ends with an action")
@@ -82,12 +82,11 @@ extension ThunkContext {
     timeout: Interval? = nil
   ) async throws {
     try checkCancellation()
-    guard let observers = engine?.commitObservers else {
+    guard let observers = host.engine?.commitObservers else {
       throw CancellationError()
     }
-    let holds: @Sendable () -> Bool = { [weak core, weak scope] in
-      (core?.stateFromGenericCode ?? scope?.snapshot?.state).map(predicate) ?? false
-    }
+    let getState = host.getState
+    let holds: @Sendable () -> Bool = { getState().map(predicate) ?? false }
     if holds() { return }
     _ = try await withTimeout(timeout) {
       try await observers.wait(where: { _ in holds() }, orNow: holds)

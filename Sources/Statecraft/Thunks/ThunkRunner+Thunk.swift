@@ -30,7 +30,7 @@ extension ThunkRunner {
       }
       // Its turn comes later (queue, debounce): the body runs in the task.
       return runInTask(admission, parent: parent, on: target) { context in
-        body(context.dispatch, context.makeGetState())
+        body(context.dispatch, context.host.getState)
       }
     case .async(let body):
       let admission = admit(id: thunk.id, policy: thunk.policy)

@@ -163,7 +163,7 @@ extension ThunkRunner {
     on target: ThunkTarget<State>,
     _ operation: sending @escaping () async throws -> Success
   ) -> Task<Success, any Error> {
-    if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *), target.startsInline {
+    if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *), startsInline(in: target) {
       return Task.immediate(operation: operation)
     }
     return Task.detached(operation: operation)

@@ -2,9 +2,12 @@ import StatecraftPrimitives
 
 /// Where a thunk runs: in a store, or, run by the thunk middleware in a chain built by hand,
 /// with the `dispatch` and `getState` that middleware was handed.
+///
+/// One word: a larger enum is passed by address, and the runner's code, not specialized for the
+/// app's state, copies it through its type's value witnesses, looked up at run time.
 enum ThunkTarget<State: Sendable>: Sendable {
   case store(Engine<State>)
-  case handed(dispatch: DispatchFunction, getState: GetState<State>)
+  case handed(HandedThunkTarget<State>)
 
   /// This target as one of `Other`, which ``startable(_:for:)`` checked is `State`.
   func `as`<Other>(_: Other.Type) -> ThunkTarget<Other> {
@@ -19,22 +22,32 @@ enum ThunkTarget<State: Sendable>: Sendable {
     switch self {
     case .store(.root(let core)): { [weak core] action in core?.dispatchFromGenericCode(action) }
     case .store(.scope(let scope)): { [weak scope] action in scope?.dispatch(action) }
-    case .handed(let dispatch, _): dispatch
+    case .handed(let handed): handed.dispatch
     }
   }
 }
 
-extension ThunkTarget {
-  /// Whether a run's task may start on this thread: see `ThunkRunner.startTask(on:_:)`.
-  var startsInline: Bool {
-    guard case .store(let engine) = self else { return false }
-    return !MainQueue.isCurrent && !engine.isTurnHeld
+/// The `dispatch` and `getState` the thunk middleware was handed in a chain built by hand; made
+/// once per chain.
+final class HandedThunkTarget<State: Sendable>: Sendable {
+  let dispatch: DispatchFunction
+  let getState: GetState<State>
+
+  init(dispatch: @escaping DispatchFunction, getState: @escaping GetState<State>) {
+    self.dispatch = dispatch
+    self.getState = getState
   }
+}
+
+/// Whether a run's task may start on this thread in `target`: see `ThunkRunner.startTask`.
+func startsInline<State>(in target: ThunkTarget<State>) -> Bool {
+  guard case .store(let engine) = target else { return false }
+  return !MainQueue.isCurrent && !engine.isTurnHeld
 }
 
 /// Stops the program if `target` is a store whose reducer runs on this thread (C11).
 ///
-/// This and the two functions below are free functions, not members of the generic
+/// This and the functions around it are free functions, not members of the generic
 /// `ThunkTarget`, as `runDispatch(to:run:runner:)` says why.
 func checkNotReducing<State>(_ target: ThunkTarget<State>, _ call: @autoclosure () -> String) {
   switch target {
@@ -49,7 +62,7 @@ func runDispatch<State>(in target: ThunkTarget<State>, run: ThunkRun, runner: Th
 {
   switch target {
   case .store(let engine): runDispatch(to: engine, run: run, runner: runner)
-  case .handed(let dispatch, _): runDispatch(to: dispatch, run: run)
+  case .handed(let handed): runDispatch(to: handed.dispatch, run: run)
   }
 }
 
@@ -57,9 +70,16 @@ func runDispatch<State>(in target: ThunkTarget<State>, run: ThunkRun, runner: Th
 /// state, `nil` once the store is gone.
 func getState<State>(in target: ThunkTarget<State>) -> GetState<State> {
   switch target {
-  case .store(.root(let core)): core._specialized._thunkGetState(core)
-  case .store(.scope(let scope)): { [weak scope] in scope?.snapshot?.state }
-  case .handed(_, let getState): getState
+  case .store(let engine): thunkHost(of: engine).getState
+  case .handed(let handed): handed.getState
+  }
+}
+
+/// Where a thunk runs in `engine`: a root store's own, made once; a scope's, made per run.
+func thunkHost<State>(of engine: Engine<State>) -> ThunkHost<State> {
+  switch engine {
+  case .root(let core): core._specialized._thunkHost(core)
+  case .scope(let scope): ThunkHost(scope: scope)
   }
 }
 
@@ -107,54 +127,76 @@ extension ThunkContext {
     switch target {
     case .store(let engine):
       dispatch = runDispatch(to: engine, run: run, runner: runner)
-      switch engine {
-      case .root(let core):
-        self.core = core
-        scope = nil
-      case .scope(let scope):
-        core = nil
-        self.scope = scope
-      }
-      handedGetState = nil
-    case .handed(let dispatch, let getState):
-      self.dispatch = runDispatch(to: dispatch, run: run)
-      core = nil
-      scope = nil
-      handedGetState = getState
+      host = thunkHost(of: engine)
+    case .handed(let handed):
+      dispatch = runDispatch(to: handed.dispatch, run: run)
+      host = ThunkHost(handed: handed.getState)
     }
   }
+}
 
-  /// The function ``getState`` returns: a store's own (`StoreCore.thunkGetState()`); for a scope, made
-  /// on each read, so that a run that never reads the state allocates none.
-  func makeGetState() -> GetState<State> {
-    if let handedGetState { return handedGetState }
-    if let scope { return { [weak scope] in scope?.snapshot?.state } }
-    guard let core else { return { nil } }
-    return core._specialized._thunkGetState(core)
+/// Where a thunk runs: the engine of a root store or a scope, held weakly, or, outside a store,
+/// the `getState` the thunk middleware was handed in a chain built by hand.
+///
+/// A class, so that a ``ThunkContext`` holds no weak reference of its own: a generic struct
+/// with one is copied through its type's value witnesses, looked up at run time in the runner's
+/// code, which is not specialized for the app's state. A root store makes its own once
+/// (`StoreCore.thunkHost()`), in code that is.
+@usableFromInline
+final class ThunkHost<State: Sendable>: Sendable {
+  weak let core: StoreCore<State>?
+  weak let scope: ScopeCore<State>?
+  /// The committed state; `nil` once the store is gone.
+  let getState: GetState<State>
+
+  @usableFromInline
+  init(core: StoreCore<State>) {
+    self.core = core
+    scope = nil
+    getState = { [weak core] in core?.stateFromGenericCode }
+  }
+
+  init(scope: ScopeCore<State>) {
+    core = nil
+    self.scope = scope
+    getState = { [weak scope] in scope?.snapshot?.state }
+  }
+
+  init(handed getState: @escaping GetState<State>) {
+    core = nil
+    scope = nil
+    self.getState = getState
+  }
+
+  /// The engine, while its store is alive; `nil` outside a store.
+  var engine: Engine<State>? {
+    if let core { return .root(core) }
+    if let scope { return .scope(scope) }
+    return nil
   }
 }
 
 extension StoreCore {
-  /// The `getState` a thunk's body receives: the committed state, `nil` once the store is gone.
+  /// Where thunks run in this store, with the `getState` their bodies receive.
   ///
   /// Made by the first thunk that runs and kept, so that a thunk's run allocates none; not
   /// before, because holding the core weakly moves its reference counts to the runtime's slower
   /// path, which a store that runs no thunk need not pay.
   @inlinable
-  func thunkGetState() -> GetState<State> {
+  func thunkHost() -> ThunkHost<State> {
     _books.withLock { books in
-      if let getState = books.thunkGetState { return getState }
-      let getState: GetState<State> = { [weak self] in self?._reduction.stateIfAny }
-      books.thunkGetState = getState
-      return getState
+      if let host = books.thunkHost { return host }
+      let host = ThunkHost(core: self)
+      books.thunkHost = host
+      return host
     }
   }
 
-  /// ``thunkGetState()`` as `StoreCore.Specialized` keeps it, built where the store is made and
-  /// so compiled for the app's `State`; here, beside the thunks that use it, so that a thunk's
-  /// way does not pass through the core's file.
+  /// ``thunkHost()`` as `StoreCore.Specialized` keeps it, built where the store is made and so
+  /// compiled for the app's `State`; here, beside the thunks that use it, so that a thunk's way
+  /// does not pass through the core's file.
   @inlinable
-  static var thunkGetStateFunction: @Sendable (StoreCore) -> GetState<State> {
-    { core in core.thunkGetState() }
+  static var thunkHostFunction: @Sendable (StoreCore) -> ThunkHost<State> {
+    { core in core.thunkHost() }
   }
 }
