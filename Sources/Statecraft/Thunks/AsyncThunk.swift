@@ -43,6 +43,8 @@ public struct AsyncThunk<State: Sendable, Value: Sendable>: Action {
   /// What starting this thunk does when others with the same `id` run.
   let policy: ThunkPolicy
   let body: @Sendable (ThunkContext<State>) async throws -> Value
+  /// Makes the run's lifecycle actions.
+  @usableFromInline let lifecycle: ThunkLifecycleMaker<Value>
 
   /// Creates a thunk that produces a value.
   ///
@@ -53,16 +55,52 @@ public struct AsyncThunk<State: Sendable, Value: Sendable>: Action {
   ///   - body: The work, run in a new task, off the main actor unless the closure is
   ///     `@MainActor`.
   /// - Complexity: O(1).
+  @inlinable
   public init(
     _ name: String,
     id: ThunkID? = nil,
     policy: ThunkPolicy = .concurrent,
     _ body: @escaping @Sendable (ThunkContext<State>) async throws -> Value
   ) {
+    self.init(name, id: id, policy: policy, body, lifecycle: ThunkLifecycleMaker())
+  }
+
+  @usableFromInline
+  init(
+    _ name: String, id: ThunkID?, policy: ThunkPolicy,
+    _ body: @escaping @Sendable (ThunkContext<State>) async throws -> Value,
+    lifecycle: ThunkLifecycleMaker<Value>
+  ) {
     self.name = name
     self.id = id
     self.policy = policy
     self.body = body
+    self.lifecycle = lifecycle
+  }
+}
+
+/// Makes an ``AsyncThunk``'s lifecycle actions; built where the thunk is made, in inlinable
+/// code, and so compiled for the app's `Value`.
+///
+/// The runner's code is not specialized: made there, each action would look
+/// `ThunkLifecycle<Value>` and its `Phase` up at run time. The closures capture nothing, so
+/// making the thunk allocates none. The runner copies them out one by one: a copy of the whole
+/// struct, five words or more, would go through its type's value witnesses.
+@usableFromInline @frozen
+struct ThunkLifecycleMaker<Value: Sendable>: Sendable {
+  @usableFromInline let pending: @Sendable (_ name: String, _ requestID: UInt64) -> any Action
+  @usableFromInline let cancelled: @Sendable (_ name: String, _ requestID: UInt64) -> any Action
+  @usableFromInline let fulfilled:
+    @Sendable (_ name: String, _ requestID: UInt64, _ value: Value) -> any Action
+  @usableFromInline let rejected:
+    @Sendable (_ name: String, _ requestID: UInt64, _ error: any Error) -> any Action
+
+  @inlinable
+  init() {
+    pending = { ThunkLifecycle<Value>(name: $0, requestID: $1, phase: .pending) }
+    cancelled = { ThunkLifecycle<Value>(name: $0, requestID: $1, phase: .cancelled) }
+    fulfilled = { ThunkLifecycle<Value>(name: $0, requestID: $1, phase: .fulfilled($2)) }
+    rejected = { ThunkLifecycle<Value>(name: $0, requestID: $1, phase: .rejected($2)) }
   }
 }
 

@@ -173,7 +173,7 @@ public struct ThunkContext<State: Sendable>: Sendable {
   /// - Throws: `CancellationError`.
   /// - Complexity: O(1).
   public func checkCancellation() throws {
-    if run.isCancelled { throw CancellationError() }
+    try run.checkCancellation()
   }
 }
 

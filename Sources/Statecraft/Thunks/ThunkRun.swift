@@ -48,6 +48,12 @@ struct ThunkRun: Sendable {
     withLinks { $0.isCancelled }
   }
 
+  /// Throws `CancellationError` if the run has been cancelled; for the runner, whose code would
+  /// look `ThunkContext<State>` up at run time to ask the context.
+  func checkCancellation() throws {
+    if isCancelled { throw CancellationError() }
+  }
+
   var cancellationReason: ThunkCancellationReason? {
     withLinks { $0.cancellationReason }
   }

@@ -13,16 +13,16 @@ extension ThunkRunner {
     let dispatch = target.dispatch
     // The serial, not the run: the run keeps this closure until it finishes.
     let serial = run.serial
-    let lifecycle: @Sendable (ThunkLifecycle<Value>.Phase) -> Void = { phase in
-      dispatch(ThunkLifecycle(name: name, requestID: serial, phase: phase))
-    }
+    let (pending, cancelled) = (thunk.lifecycle.pending, thunk.lifecycle.cancelled)
+    let (fulfilled, rejected) = (thunk.lifecycle.fulfilled, thunk.lifecycle.rejected)
+    let announceCancellation: @Sendable () -> Void = { dispatch(cancelled(name, serial)) }
     // Without a wait, `pending` is reduced before `dispatch` returns; after one (queue,
     // debounce), only once the run's turn has come: a run cancelled while waiting dispatches
     // nothing at all. (Written out twice: a shared closure would be one more allocation a run.)
     let wait = admission.wait
     if wait == nil {
-      lifecycle(.pending)
-      run.attach(announceCancellation: { lifecycle(.cancelled) })
+      dispatch(pending(name, serial))
+      run.attach(announceCancellation: announceCancellation)
     }
     // Detached, never started here: `dispatch` returns with `pending` reduced and the body not
     // yet run, which reducers and tests of lifecycle actions rely on.
@@ -31,26 +31,26 @@ extension ThunkRunner {
       if let wait {
         do {
           try await wait()
-          try context.checkCancellation()
+          try run.checkCancellation()
         } catch {
           _ = run.claimEnd()
           throw error
         }
-        lifecycle(.pending)
-        run.attach(announceCancellation: { lifecycle(.cancelled) })
+        dispatch(pending(name, serial))
+        run.attach(announceCancellation: announceCancellation)
       }
       do {
         let value = try await body(context)
         await run.waitForChildren()
-        try context.checkCancellation()
-        if run.claimEnd() { lifecycle(.fulfilled(value)) }
+        try run.checkCancellation()
+        if run.claimEnd() { dispatch(fulfilled(name, serial, value)) }
         return value
       } catch {
         await run.waitForChildren()
         if run.isCancelled || error is CancellationError {
-          if run.claimEnd() { lifecycle(.cancelled) }
+          if run.claimEnd() { dispatch(cancelled(name, serial)) }
         } else {
-          if run.claimEnd() { lifecycle(.rejected(error)) }
+          if run.claimEnd() { dispatch(rejected(name, serial, error)) }
           report(error)
         }
         throw error

@@ -54,7 +54,7 @@ extension ThunkRunner {
       do {
         if let wait = admission.wait {
           try await wait()
-          try context.checkCancellation()
+          try run.checkCancellation()
         }
         try await body(context)
         await run.waitForChildren()
