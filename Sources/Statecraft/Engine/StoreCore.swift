@@ -53,8 +53,10 @@ final class StoreCore<State: Sendable>: StoreEngine {
     @usableFromInline let _add:
       @MainActor @Sendable (StoreCore<State>, SubscriptionEntry<State>) -> Void
     @usableFromInline let _remove: @Sendable (StoreCore<State>, ObjectIdentifier) -> Void
-    /// Where thunks run in this store (`StoreCore.thunkHost()`).
+    /// Where thunks run in this store, and the `getState` a body receives
+    /// (`StoreCore.thunkHost()`, `StoreCore.thunkGetState()`).
     @usableFromInline let _thunkHost: @Sendable (StoreCore<State>) -> ThunkHost<State>
+    @usableFromInline let _thunkGetState: @Sendable (StoreCore<State>) -> GetState<State>
 
     @inlinable
     init() {
@@ -63,6 +65,7 @@ final class StoreCore<State: Sendable>: StoreEngine {
       _add = { core, entry in core.add(entry) }
       _remove = { core, owner in core.remove(owner: owner) }
       _thunkHost = StoreCore.thunkHostFunction
+      _thunkGetState = StoreCore.thunkGetStateFunction
     }
   }
 

@@ -70,7 +70,8 @@ func runDispatch<State>(in target: ThunkTarget<State>, run: ThunkRun, runner: Th
 /// state, `nil` once the store is gone.
 func getState<State>(in target: ThunkTarget<State>) -> GetState<State> {
   switch target {
-  case .store(let engine): thunkHost(of: engine).getState
+  case .store(.root(let core)): core._specialized._thunkGetState(core)
+  case .store(.scope(let scope)): { [weak scope] in scope?.snapshot?.state }
   case .handed(let handed): handed.getState
   }
 }
@@ -147,7 +148,7 @@ final class ThunkHost<State: Sendable>: Sendable {
   weak let core: StoreCore<State>?
   weak let scope: ScopeCore<State>?
   /// The committed state; `nil` once the store is gone.
-  let getState: GetState<State>
+  @usableFromInline let getState: GetState<State>
 
   @usableFromInline
   init(core: StoreCore<State>) {
@@ -184,19 +185,34 @@ extension StoreCore {
   /// path, which a store that runs no thunk need not pay.
   @inlinable
   func thunkHost() -> ThunkHost<State> {
-    _books.withLock { books in
-      if let host = books.thunkHost { return host }
-      let host = ThunkHost(core: self)
-      books.thunkHost = host
-      return host
-    }
+    _books.withLock { books in madeThunkHost(&books) }
   }
 
-  /// ``thunkHost()`` as `StoreCore.Specialized` keeps it, built where the store is made and so
-  /// compiled for the app's `State`; here, beside the thunks that use it, so that a thunk's way
-  /// does not pass through the core's file.
+  /// The host's `getState`, for a body that takes `dispatch` and `getState`: read under the
+  /// lock, which spares the run a retain and a release of the host.
+  @inlinable
+  func thunkGetState() -> GetState<State> {
+    _books.withLock { books in books.thunkHost?.getState ?? madeThunkHost(&books).getState }
+  }
+
+  @inlinable
+  func madeThunkHost(_ books: inout Books<State>) -> ThunkHost<State> {
+    if let host = books.thunkHost { return host }
+    let host = ThunkHost(core: self)
+    books.thunkHost = host
+    return host
+  }
+
+  /// ``thunkHost()`` and ``thunkGetState()`` as `StoreCore.Specialized` keeps them, built where
+  /// the store is made and so compiled for the app's `State`; here, beside the thunks that use
+  /// them, so that a thunk's way does not pass through the core's file.
   @inlinable
   static var thunkHostFunction: @Sendable (StoreCore) -> ThunkHost<State> {
     { core in core.thunkHost() }
+  }
+
+  @inlinable
+  static var thunkGetStateFunction: @Sendable (StoreCore) -> GetState<State> {
+    { core in core.thunkGetState() }
   }
 }
