@@ -79,9 +79,16 @@ package struct Locked<Value> {
 
   @inlinable
   package init(_ value: Value) {
+    self.init { value }
+  }
+
+  /// Makes the value in place: a large one given to ``init(_:)`` is copied into the lock's
+  /// storage, through out-of-line copy functions.
+  @inlinable
+  package init(making make: () -> Value) {
     _buffer = _LockedBuffer<Value>.create(minimumCapacity: 1) { buffer in
       buffer.withUnsafeMutablePointerToElements { Lock.initialize($0) }
-      return value
+      return make()
     }
   }
 

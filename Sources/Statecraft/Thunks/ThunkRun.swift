@@ -36,7 +36,13 @@ struct ThunkRun: Sendable {
   }
 
   init(id: ThunkID?, serial: UInt64) {
-    links = Locked(Links(id: id, serial: serial))
+    links = Locked { Links(id: id, serial: serial) }
+  }
+
+  /// A run without an identifier: its `nil` made here, not copied from an argument through the
+  /// optional identifier's out-of-line copy functions.
+  init(serial: UInt64) {
+    links = Locked { Links(id: nil, serial: serial) }
   }
 
   /// Runs `body` on the links, under the run's lock.

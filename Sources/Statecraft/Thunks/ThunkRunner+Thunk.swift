@@ -19,8 +19,8 @@ extension ThunkRunner {
     case .immediate(let body):
       // Without an identifier no policy applies: the run waits for nothing, and may end here
       // without being registered.
-      if thunk.id == nil {
-        let run = ThunkRun(id: nil, serial: nextSerial())
+      if case .none = thunk.id {
+        let run = ThunkRun(serial: nextSerial())
         return runInline(body, run: run, isRegistered: false, on: target, parent: parent)
       }
       let admission = admit(id: thunk.id, policy: thunk.policy)
