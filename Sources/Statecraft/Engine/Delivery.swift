@@ -192,8 +192,11 @@ struct SubscriptionStatus: Sendable {
 ///
 /// Kept until its second phase hands them over (C13): usually one, several when a step emits
 /// more than one value for a state (``Subscription/pulses(_:)``). Touched only on the main queue.
+///
+/// The receivers are generic over it (`Held`), not over its `Value` alone: a class whose field
+/// is `HeldValues<Value>` looks that type up at run time to free it.
 @usableFromInline @frozen
-struct HeldValues<Value> {
+struct HeldValues<Value>: HeldStorage {
   @usableFromInline var _first: Value?
   @usableFromInline var _rest: [Value] = []
 
@@ -222,6 +225,15 @@ struct HeldValues<Value> {
   }
 }
 
+/// ``HeldValues``, as the receivers' type of what they hold.
+@usableFromInline
+protocol HeldStorage {
+  associatedtype Value
+  init()
+  mutating func append(_ value: Value)
+  mutating func deliver(_ deliver: (Value) -> Void)
+}
+
 /// The last step of a subscriber object's subscription: holds the subscriber weakly and the
 /// values its steps selected until the subscriber receives them.
 ///
@@ -229,13 +241,13 @@ struct HeldValues<Value> {
 /// closure needs no context of its own: one allocation less per subscription than a closure
 /// capturing the subscriber weakly and the status. Used only on the main queue.
 @usableFromInline
-final class SubscriberReceiver<Subscriber: StoreSubscriber> {
+final class SubscriberReceiver<Subscriber: StoreSubscriber, Held: HeldStorage>
+where Held.Value == Subscriber.StoreSubscriberStateType {
   @usableFromInline let _status: SubscriptionStatus
   @usableFromInline weak let _subscriber: Subscriber?
   // Unchecked: touched only on the main queue, by `hold` and `deliverHeld`, which never overlap;
   // the run-time checks are a large part of a notification (Benchmarks/README.md, row c).
-  @exclusivity(unchecked) @usableFromInline
-  var _held = HeldValues<Subscriber.StoreSubscriberStateType>()
+  @exclusivity(unchecked) @usableFromInline var _held = Held()
 
   @usableFromInline
   init(_ subscriber: Subscriber, status: SubscriptionStatus) {
@@ -258,7 +270,7 @@ final class SubscriberReceiver<Subscriber: StoreSubscriber> {
   func deliverHeld() {
     _status._isHolding.store(false, ordering: .relaxed)
     guard let subscriber = _subscriber else {
-      _held = HeldValues()
+      _held = Held()
       _status.markGone()
       return
     }
@@ -272,14 +284,14 @@ final class SubscriberReceiver<Subscriber: StoreSubscriber> {
 /// Not the status, which the token holds: the closure must go with the store (a stream built on
 /// it finishes then), and a scope's closure holds the scope, which holds its token.
 @usableFromInline
-final class ClosureReceiver<Value> {
+final class ClosureReceiver<Held: HeldStorage> {
   @usableFromInline let _status: SubscriptionStatus
-  @usableFromInline let _receive: @MainActor (Value) -> Void
+  @usableFromInline let _receive: @MainActor (Held.Value) -> Void
   // Unchecked, as `SubscriberReceiver._held`.
-  @exclusivity(unchecked) @usableFromInline var _held = HeldValues<Value>()
+  @exclusivity(unchecked) @usableFromInline var _held = Held()
 
   @usableFromInline
-  init(status: SubscriptionStatus, receive: @escaping @MainActor (Value) -> Void) {
+  init(status: SubscriptionStatus, receive: @escaping @MainActor (Held.Value) -> Void) {
     _status = status
     _receive = receive
   }
@@ -287,7 +299,7 @@ final class ClosureReceiver<Value> {
   /// Keeps `value` for ``deliverHeld()``.
   @MainActor
   @inlinable
-  func hold(_ value: Value) {
+  func hold(_ value: Held.Value) {
     _held.append(value)
     _status._isHolding.store(true, ordering: .relaxed)
   }

@@ -243,7 +243,8 @@ extension Store {
     repeats: ((SelectedState, SelectedState) -> Bool)?
   ) where Subscriber.StoreSubscriberStateType == SelectedState {
     let status = SubscriptionStatus()
-    let receiver = SubscriberReceiver(subscriber, status: status)
+    let receiver = SubscriberReceiver<Subscriber, HeldValues<SelectedState>>(
+      subscriber, status: status)
     let entry = SubscriptionEntry<State>(
       owner: ObjectIdentifier(subscriber), status: status,
       deliverHeld: { receiver.deliverHeld() })
@@ -261,7 +262,7 @@ extension Store {
     receive: @escaping @MainActor (SelectedState) -> Void
   ) -> SubscriptionToken {
     let status = SubscriptionStatus()
-    let receiver = ClosureReceiver(status: status, receive: receive)
+    let receiver = ClosureReceiver<HeldValues<SelectedState>>(status: status, receive: receive)
     let entry = SubscriptionEntry<State>(
       owner: nil, status: status, deliverHeld: { receiver.deliverHeld() })
     makeSubscription(transform, repeats: repeats, into: entry, receive: { receiver.hold($0) })
