@@ -118,16 +118,9 @@ public struct Subscription<State> {
   @inlinable public func select<Substate>(
     _ selector: @escaping (State) -> Substate
   ) -> Subscription<Substate> {
-    var selection = Subscription<Substate> { downstream in
-      self._attach { downstream(selector($0)) }
-    }
-    selection._selectThenSkip = { predicate in
-      Subscription<Substate> { downstream in
-        let step = SkippingStep<State, Substate?>(
-          select: selector, isRepeat: predicate, downstream: downstream)
-        self._attach { step.receive($0) }
-      }
-    }
+    let source = SelectSource(attach: _attach, selector: selector)
+    var selection = Subscription<Substate> { source.attach($0) }
+    selection._selectThenSkip = { source.thenSkip($0) }
     return selection
   }
 
@@ -325,4 +318,37 @@ protocol PreviousSlot {
 extension Optional: PreviousSlot {
   @inlinable
   var slotValue: Wrapped? { self }
+}
+
+/// What a `select` builds from: the step before it and the selector, in one object, which the
+/// closures of the subscription it returns capture alone, so that they need no context.
+@usableFromInline
+final class SelectSource<State, Substate> {
+  @usableFromInline let _attach: (_ downstream: @escaping (State) -> Void) -> Void
+  @usableFromInline let _selector: (State) -> Substate
+
+  @inlinable
+  init(
+    attach: @escaping (_ downstream: @escaping (State) -> Void) -> Void,
+    selector: @escaping (State) -> Substate
+  ) {
+    _attach = attach
+    _selector = selector
+  }
+
+  @inlinable
+  func attach(_ downstream: @escaping (Substate) -> Void) {
+    let selector = _selector
+    _attach { downstream(selector($0)) }
+  }
+
+  /// The selection followed by `skip(when: isRepeat)`, as one step.
+  @inlinable
+  func thenSkip(_ isRepeat: @escaping (Substate, Substate) -> Bool) -> Subscription<Substate> {
+    Subscription<Substate> { [self] downstream in
+      let step = SkippingStep<State, Substate?>(
+        select: _selector, isRepeat: isRepeat, downstream: downstream)
+      _attach { step.receive($0) }
+    }
+  }
 }
