@@ -282,7 +282,7 @@ final class SkippingStep<Input, Previous: PreviousSlot> {
   // step; a checked access costs more than the comparison.
   @exclusivity(unchecked) @usableFromInline var _previous: Previous
 
-  @inlinable
+  @usableFromInline
   init(
     select: @escaping (Input) -> Previous.Value,
     isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
@@ -327,7 +327,7 @@ final class SelectSource<State, Substate> {
   @usableFromInline let _attach: (_ downstream: @escaping (State) -> Void) -> Void
   @usableFromInline let _selector: (State) -> Substate
 
-  @inlinable
+  @usableFromInline
   init(
     attach: @escaping (_ downstream: @escaping (State) -> Void) -> Void,
     selector: @escaping (State) -> Substate
