@@ -28,14 +28,14 @@ enum ThunkTarget<State: Sendable>: Sendable {
 }
 
 /// The `dispatch` and `getState` the thunk middleware was handed in a chain built by hand; made
-/// once per chain.
+/// once per chain, with the host its runs share.
 final class HandedThunkTarget<State: Sendable>: Sendable {
   let dispatch: DispatchFunction
-  let getState: GetState<State>
+  let host: ThunkHost<State>
 
   init(dispatch: @escaping DispatchFunction, getState: @escaping GetState<State>) {
     self.dispatch = dispatch
-    self.getState = getState
+    host = ThunkHost(handed: getState)
   }
 }
 
@@ -72,7 +72,7 @@ func getState<State>(in target: ThunkTarget<State>) -> GetState<State> {
   switch target {
   case .store(.root(let core)): core._specialized._thunkGetState(core)
   case .store(.scope(let scope)): { [weak scope] in scope?.snapshot?.state }
-  case .handed(let handed): handed.getState
+  case .handed(let handed): handed.host.getState
   }
 }
 
@@ -131,7 +131,7 @@ extension ThunkContext {
       host = thunkHost(of: engine)
     case .handed(let handed):
       dispatch = runDispatch(to: handed.dispatch, run: run)
-      host = ThunkHost(handed: handed.getState)
+      host = handed.host
     }
   }
 }
