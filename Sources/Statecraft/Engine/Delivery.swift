@@ -192,9 +192,6 @@ struct SubscriptionStatus: Sendable {
 ///
 /// Kept until its second phase hands them over (C13): usually one, several when a step emits
 /// more than one value for a state (``Subscription/pulses(_:)``). Touched only on the main queue.
-///
-/// The receivers are generic over it (`Held`), not over its `Value` alone: a class whose field
-/// is `HeldValues<Value>` looks that type up at run time to free it.
 @usableFromInline @frozen
 struct HeldValues<Value>: HeldStorage {
   @usableFromInline var _first: Value?
@@ -205,11 +202,7 @@ struct HeldValues<Value>: HeldStorage {
 
   @inlinable
   mutating func append(_ value: Value) {
-    if case .none = _first {
-      _first = value
-    } else {
-      _rest.append(value)
-    }
+    if case .none = _first { _first = value } else { _rest.append(value) }
   }
 
   /// Removes the values and calls `deliver` with each, in the order they were held.
@@ -225,7 +218,8 @@ struct HeldValues<Value>: HeldStorage {
   }
 }
 
-/// ``HeldValues``, as the receivers' type of what they hold.
+/// ``HeldValues``, as the receivers' type of what they hold: generic over it, not over its `Value`
+/// alone, a class whose field is `HeldValues<Value>` looks that type up at run time to free it.
 @usableFromInline
 protocol HeldStorage {
   associatedtype Value
