@@ -24,7 +24,8 @@ public func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
   { dispatch, getState in
     let inStore = StoreChain.isBuilding
     let runner = ThunkRunner()
-    let handed = ThunkTarget.handed(HandedThunkTarget(dispatch: dispatch, getState: getState))
+    // Outside a store only: in one, the store's dispatch starts thunks with its own runner.
+    let handed = inStore ? nil : HandedThunkTarget(dispatch: dispatch, getState: getState)
     return { next in
       { action in
         guard action is any StartedByTheStore else {
@@ -42,10 +43,10 @@ public func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
           next(action)
           return
         }
-        if inStore {
-          dispatch(action)  // the store's dispatch starts thunks with its own runner
+        if let handed {
+          thunk.start(on: .handed(handed), runner: runner, parent: nil)
         } else {
-          thunk.start(on: handed, runner: runner, parent: nil)
+          dispatch(action)
         }
       }
     }
