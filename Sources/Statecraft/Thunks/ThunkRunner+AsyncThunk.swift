@@ -18,7 +18,7 @@ extension ThunkRunner {
     let announceCancellation: @Sendable () -> Void = { dispatch(cancelled(name, serial)) }
     // Without a wait, `pending` is reduced before `dispatch` returns; after one (queue,
     // debounce), only once the run's turn has come: a run cancelled while waiting dispatches
-    // nothing at all. (Written out twice: a shared closure would be one more allocation a run.)
+    // nothing at all. (Written out twice: a closure doing both would be one more allocation a run.)
     let wait = admission.wait
     if wait == nil {
       dispatch(pending(name, serial))
