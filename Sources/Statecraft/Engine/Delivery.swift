@@ -188,154 +188,45 @@ struct SubscriptionStatus: Sendable {
   }
 }
 
-/// The values a subscription's steps selected for the subscriber in a round's first phase.
+/// One subscription, as the registry keeps it and a round feeds it: the identity it is registered
+/// under, its status, and the two calls of a round's phases.
 ///
-/// Kept until its second phase hands them over (C13): usually one, several when a step emits
-/// more than one value for a state (``Subscription/pulses(_:)``). Touched only on the main queue.
-@usableFromInline @frozen
-struct HeldValues<Value>: HeldStorage {
-  @usableFromInline var _first: Value?
-  @usableFromInline var _rest: [Value] = []
-
-  @inlinable
-  init() {}
-
-  @inlinable
-  mutating func append(_ value: Value) {
-    if case .none = _first { _first = value } else { _rest.append(value) }
-  }
-
-  /// Removes the values and calls `deliver` with each, in the order they were held.
-  @inlinable
-  mutating func deliver(_ deliver: (Value) -> Void) {
-    guard let first = _first.take() else { return }
-    deliver(first)
-    if !_rest.isEmpty {
-      let rest = _rest
-      _rest = []
-      for value in rest { deliver(value) }
-    }
-  }
-}
-
-/// ``HeldValues``, as the receivers' type of what they hold: generic over it, not over its `Value`
-/// alone, a class whose field is `HeldValues<Value>` looks that type up at run time to free it.
-@usableFromInline
-protocol HeldStorage {
-  associatedtype Value
-  init()
-  mutating func append(_ value: Value)
-  mutating func deliver(_ deliver: (Value) -> Void)
-}
-
-/// The last step of a subscriber object's subscription: holds the subscriber weakly and the
-/// values its steps selected until the subscriber receives them.
-///
-/// The last step calls ``hold(_:)`` through a closure that captures only this object, so the
-/// closure needs no context of its own: one allocation less per subscription than a closure
-/// capturing the subscriber weakly and the status. Used only on the main queue.
-@usableFromInline
-final class SubscriberReceiver<Subscriber: StoreSubscriber, Held: HeldStorage>
-where Held.Value == Subscriber.StoreSubscriberStateType {
-  @usableFromInline let _status: SubscriptionStatus
-  @usableFromInline weak let _subscriber: Subscriber?
-  // Unchecked: touched only on the main queue, by `hold` and `deliverHeld`, which never overlap;
-  // the run-time checks are a large part of a notification (Benchmarks/README.md, row c).
-  @exclusivity(unchecked) @usableFromInline var _held = Held()
-
-  @usableFromInline
-  init(_ subscriber: Subscriber, status: SubscriptionStatus) {
-    _subscriber = subscriber
-    _status = status
-  }
-
-  /// Keeps `value` for ``deliverHeld()``; the last step of the subscription.
-  @MainActor
-  @inlinable
-  func hold(_ value: Subscriber.StoreSubscriberStateType) {
-    _held.append(value)
-    _status._isHolding.store(true, ordering: .relaxed)
-  }
-
-  /// Hands the held values to the subscriber, or marks the subscription gone if the subscriber
-  /// was deallocated.
-  @MainActor
-  @inlinable
-  func deliverHeld() {
-    _status._isHolding.store(false, ordering: .relaxed)
-    guard let subscriber = _subscriber else {
-      _held = Held()
-      _status.markGone()
-      return
-    }
-    _held.deliver { subscriber.newState(state: $0) }
-  }
-}
-
-/// The last step of a closure subscription: holds the closure and the values the steps selected
-/// until the closure receives them.
-///
-/// Not the status, which the token holds: the closure must go with the store (a stream built on
-/// it finishes then), and a scope's closure holds the scope, which holds its token.
-@usableFromInline
-final class ClosureReceiver<Held: HeldStorage> {
-  @usableFromInline let _status: SubscriptionStatus
-  @usableFromInline let _receive: @MainActor (Held.Value) -> Void
-  // Unchecked, as `SubscriberReceiver._held`.
-  @exclusivity(unchecked) @usableFromInline var _held = Held()
-
-  @usableFromInline
-  init(status: SubscriptionStatus, receive: @escaping @MainActor (Held.Value) -> Void) {
-    _status = status
-    _receive = receive
-  }
-
-  /// Keeps `value` for ``deliverHeld()``.
-  @MainActor
-  @inlinable
-  func hold(_ value: Held.Value) {
-    _held.append(value)
-    _status._isHolding.store(true, ordering: .relaxed)
-  }
-
-  /// Hands the held values to the closure.
-  @MainActor
-  @inlinable
-  func deliverHeld() {
-    _status._isHolding.store(false, ordering: .relaxed)
-    _held.deliver { _receive($0) }
-  }
-}
-
-/// One subscription: the composed pipeline from the store's state to the subscriber, and the
-/// identity it is registered under.
+/// The calls are closures that take the entry, made where the subclass's types are concrete, so
+/// that they run specialized and need no context of their own: a subclass's method called through
+/// the class's table would run generic, looking its types up at run time. Two subclasses: a
+/// subscriber object's `select` (``SubscriberEntry``), and every other subscription, built from
+/// steps (`ComposedEntry`, Steps.swift). A scope's node in its root sets the calls itself.
 @MainActor
 @usableFromInline
-final class SubscriptionEntry<State: Sendable>: Sendable {
+class SubscriptionEntry<State: Sendable>: Sendable {
   /// The subscriber object, for `unsubscribe(_:)`; `nil` for closure subscriptions.
-  @usableFromInline nonisolated let owner: ObjectIdentifier?
-  @usableFromInline nonisolated let _status: SubscriptionStatus
-  /// The composed steps, ending in the status's `hold`; called only on the main queue, in a
-  /// round's first phase (under the state lock) and by `deliverInitial`.
+  @usableFromInline nonisolated final let owner: ObjectIdentifier?
+  @usableFromInline nonisolated final let _status: SubscriptionStatus
+  /// Runs the steps on a state, in a round's first phase (under the state lock) and in
+  /// `deliverInitial`; they mark the status holding when they keep a value for the subscriber.
   ///
-  /// `nil` once the subscription is removed, so that the user's closures go at once although the
-  /// entry stays until the registry compacts.
+  /// `nil` once the subscription is removed, and the subclass's steps dropped, so that the user's
+  /// closures go at once although the entry stays until the registry compacts.
   // nonisolated(unsafe): read and written only on the main queue; see `select`.
-  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var _receive: ((State) -> Void)?
-  /// Hands what the steps held to the subscriber: the status's `deliverHeld`.
-  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var _deliverHeld: (() -> Void)?
+  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _run:
+    ((SubscriptionEntry<State>, State) -> Void)?
+  /// Hands what the steps kept to the subscriber, in a round's second phase.
+  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _deliver:
+    ((SubscriptionEntry<State>) -> Void)?
 
   @inlinable
-  nonisolated var status: SubscriptionStatus { _status }
+  nonisolated final var status: SubscriptionStatus { _status }
 
-  /// Makes an entry whose steps are not built yet: the first step sets `_receive` when the
-  /// subscription's steps are attached (`Store.makeSubscription`).
+  /// Makes an entry whose calls the subclass sets.
   @usableFromInline
-  init(owner: ObjectIdentifier?, status: SubscriptionStatus, deliverHeld: @escaping () -> Void) {
+  init(owner: ObjectIdentifier?, status: SubscriptionStatus) {
     self.owner = owner
     _status = status
-    _deliverHeld = deliverHeld
   }
+
+  /// Drops what the subclass keeps of the user's: its steps and the last value.
+  @usableFromInline
+  nonisolated func dropSteps() {}
 
   /// A round's first phase: runs the steps on the state committed as `version`, unless this
   /// subscription already has it or is no longer active.
@@ -347,11 +238,11 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
   /// through an unretained reference from a `@Sendable` closure: a closure isolated to the main
   /// actor is checked at run time on every call.
   @inlinable
-  nonisolated func select(_ state: State, version: UInt64) -> Bool {
+  nonisolated final func select(_ state: State, version: UInt64) -> Bool {
     assert(MainQueue.isCurrent, "a subscription delivers only on the main queue")
     if _status._isActive.load(ordering: .acquiring) {
       guard version > _status._startVersion.load(ordering: .relaxed) else { return false }
-      _receive?(state)
+      _run?(self, state)
       return _status._isHolding.load(ordering: .relaxed)
     }
     return !_status._isRemoved.load(ordering: .relaxed)
@@ -362,9 +253,9 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
   ///
   /// Returns `false` if the subscription turned out to be gone.
   @inlinable
-  nonisolated func deliverHeld() -> Bool {
+  nonisolated final func deliverHeld() -> Bool {
     if _status._isActive.load(ordering: .acquiring) {
-      _deliverHeld?()
+      _deliver?(self)
       if _status._isActive.load(ordering: .relaxed) { return true }
     }
     return _status._isRemoved.load(ordering: .relaxed)
@@ -376,22 +267,125 @@ final class SubscriptionEntry<State: Sendable>: Sendable {
   /// At once on the main queue, which alone calls them, else in a block posted there. A step
   /// running now keeps its own reference until it returns. Nonisolated, as `select`, so that
   /// removal from any thread needs no closure to reach the main actor.
-  @inlinable
-  nonisolated func releaseSteps() {
+  @usableFromInline
+  nonisolated final func releaseSteps() {
     guard MainQueue.isCurrent else {
       DispatchQueue.main.async { self.releaseSteps() }  // at the latest by the next round
       return
     }
-    _receive = nil
-    _deliverHeld = nil
+    _run = nil
+    _deliver = nil
+    dropSteps()
   }
 
   /// Delivers the state the subscription starts from, committed as `version`; on the main
   /// queue only.
   @inlinable
-  nonisolated func deliverInitial(_ state: State, version: UInt64) {
+  nonisolated final func deliverInitial(_ state: State, version: UInt64) {
     _status._startVersion.store(version, ordering: .relaxed)
-    _receive?(state)
-    _deliverHeld?()
+    _run?(self, state)
+    if _status._isHolding.load(ordering: .relaxed) { _deliver?(self) }
+  }
+}
+
+/// A subscriber object's subscription that selects one value from the state, and skips repeats
+/// when the store does: the shape of most subscriptions, in one object and the context of its
+/// call.
+///
+/// It holds the subscriber weakly and the value selected last, which is also the one a round's
+/// second phase hands over: a `select` followed by a skip passes on at most one value a state.
+/// The selector and the equality are in the context of the entry's first call
+/// (``SelectingSteps``), dropped with it on removal. Used only on the main queue.
+@usableFromInline
+final class SubscriberEntry<State: Sendable, Subscriber: StoreSubscriber, Previous: PreviousSlot>:
+  SubscriptionEntry<State>
+where Previous.Value == Subscriber.StoreSubscriberStateType {
+  @usableFromInline nonisolated(unsafe) weak let _subscriber: Subscriber?
+  // Unchecked, and nonisolated(unsafe): touched only on the main queue, by a round's phases, which
+  // never overlap for one entry, and by `dropSteps` after them.
+  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var _previous: Previous
+
+  @usableFromInline
+  init(_ subscriber: Subscriber, status: SubscriptionStatus) {
+    _subscriber = subscriber
+    _previous = .none
+    super.init(owner: ObjectIdentifier(subscriber), status: status)
+  }
+
+  /// Makes the entry and its calls, for the app's types.
+  @MainActor
+  @inlinable
+  static func make(
+    _ subscriber: Subscriber, status: SubscriptionStatus,
+    steps: SelectingSteps<State, Previous.Value>
+  ) -> SubscriberEntry {
+    let entry = SubscriberEntry(subscriber, status: status)
+    entry._run = { unsafeDowncast($0, to: SubscriberEntry.self).receive($1, steps) }
+    entry._deliver = { unsafeDowncast($0, to: SubscriberEntry.self).deliverLast() }
+    return entry
+  }
+
+  /// Selects from `state`, keeps the value, and marks it for the subscriber unless it repeats.
+  ///
+  /// Inlined into the entry's call, which then makes one call, not two.
+  @inline(__always) @inlinable
+  nonisolated func receive(_ state: State, _ steps: SelectingSteps<State, Previous.Value>) {
+    let new = steps._select(state)
+    var old = Previous(new)
+    swap(&old, &_previous)
+    if let old = old.slotValue, steps._isRepeat(old, new) { return }
+    _status._isHolding.store(true, ordering: .relaxed)
+  }
+
+  /// Hands the value selected last to the subscriber, or marks the subscription gone if the
+  /// subscriber was deallocated.
+  @MainActor
+  @inlinable
+  func deliverLast() {
+    _status._isHolding.store(false, ordering: .relaxed)
+    guard let subscriber = _subscriber else {
+      _status.markGone()
+      return
+    }
+    guard let value = _previous.slotValue else { return }
+    subscriber.newState(state: value)
+  }
+
+  @usableFromInline
+  override nonisolated func dropSteps() {
+    _previous = .none
+  }
+}
+
+/// `Optional`, as the type of the value a step saw last (``SubscriberEntry``, `SkippingStep`).
+@usableFromInline
+protocol PreviousSlot {
+  associatedtype Value
+  /// No value yet.
+  static var none: Self { get }
+  init(_ value: Value)
+  var slotValue: Value? { get }
+}
+
+extension Optional: PreviousSlot {
+  @inlinable
+  var slotValue: Wrapped? { self }
+}
+
+/// What a ``SubscriberEntry`` runs on each state: its selector, and the equality that says a
+/// value repeats the last one.
+///
+/// The context of the entry's call, whose closure captures it alone, so that the call reads the
+/// closures from it, without a context of its own to unpack, and calls them without retaining
+/// them: they are constants.
+@usableFromInline
+final class SelectingSteps<State, Value> {
+  @usableFromInline let _select: (State) -> Value
+  @usableFromInline let _isRepeat: (Value, Value) -> Bool
+
+  @usableFromInline
+  init(select: @escaping (State) -> Value, isRepeat: @escaping (Value, Value) -> Bool) {
+    _select = select
+    _isRepeat = isRepeat
   }
 }

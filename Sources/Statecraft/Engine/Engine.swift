@@ -62,6 +62,41 @@ enum Engine<State: Sendable>: Sendable {
     }
   }
 
+  // Subscribing: a root's through its closures compiled for the app's `State`, a scope's flow
+  // inlined here, so that it is compiled for the app's types too; through `any`, a scope's would
+  // run generic code, which looks each of the registry's types up at run time.
+
+  /// Registers a subscriber object's subscription (Registration.swift).
+  @MainActor
+  @inlinable
+  func register(_ entry: SubscriptionEntry<State>) {
+    switch self {
+    case .root(let core): core.register(entry)
+    case .scope(let scope): scope.add(entry)
+    }
+  }
+
+  /// Registers a closure subscription and returns the token that ends it.
+  @MainActor
+  @inlinable
+  func registerToken(_ entry: SubscriptionEntry<State>) -> SubscriptionToken {
+    switch self {
+    case .root(let core): return core.registerToken(entry)
+    case .scope(let scope):
+      scope.add(entry)
+      return scope.token(for: entry)
+    }
+  }
+
+  /// Removes the subscription of the subscriber object `owner` names.
+  @inlinable
+  func removeSubscription(of owner: ObjectIdentifier) {
+    switch self {
+    case .root(let core): core.removeSubscription(of: owner)
+    case .scope(let scope): scope.remove(owner: owner)
+    }
+  }
+
   // The thunk layer's questions: a switch, not ``any``, because that code is not specialized for
   // the app's `State`, and making the existential there looks its witness table up at run time.
 

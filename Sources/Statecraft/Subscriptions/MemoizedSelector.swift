@@ -218,6 +218,7 @@ extension Subscription {
     -> Subscription<Output>
   {
     var selection = select { selector._computedInPass($0).value }
+    selection._rootSelection = nil  // its skip knows a repeat by the computation
     selection._selectThenSkipEqual = { isEqual in
       Subscription<Output> { downstream in
         let previous = PreviousValue<Output>.make()

@@ -18,7 +18,9 @@ extension Store {
   @inlinable
   public func subscribe<Subscriber: StoreSubscriber>(_ subscriber: Subscriber)
   where Subscriber.StoreSubscriberStateType == State {
-    connect(subscriber, { $0 }, repeats: dynamicEquality(of: State.self))
+    connect(
+      subscriber, select: { $0 },
+      skipping: _engine.any.automaticallySkipsRepeats ? dynamicEquality(of: State.self) : nil)
   }
 
   /// Subscribes an object to a selection of the state.
@@ -120,7 +122,7 @@ extension Store {
   /// - Parameter subscriber: The object passed to `subscribe`.
   /// - Complexity: O(1) amortized.
   public func unsubscribe(_ subscriber: any AnyStoreSubscriber) {
-    _engine.any.removeSubscription(of: ObjectIdentifier(subscriber))
+    _engine.removeSubscription(of: ObjectIdentifier(subscriber))
   }
 }
 

@@ -50,12 +50,24 @@ public struct Subscription<State> {
   /// Whether this step filters the values it passes on (`skip(when:)` and the steps built on
   /// it), so that a subscriber of a type that is not `Equatable` still skips repeats.
   @usableFromInline var _isFiltered = false
+  /// Set on the subscription `subscribe` starts from: names its entry.
+  @usableFromInline var _root: ObjectIdentifier?
+  /// Set when this step is a `select` of the subscription `subscribe` starts from: its entry,
+  /// and the `SelectSource`, whose selector a subscriber object's entry then runs itself.
+  @usableFromInline var _rootSelection: (root: ObjectIdentifier, source: AnyObject)?
 
   @usableFromInline
   init(attach: @escaping (_ downstream: @escaping (State) -> Void) -> Void) {
     self._attach = attach
     self._selectThenSkip = nil
     self._selectThenSkipEqual = nil
+  }
+
+  /// The subscription `subscribe` starts from, whose steps end in `entry`.
+  @inlinable
+  init(root entry: ComposedEntry<State>) where State: Sendable {
+    self.init { entry._receive = $0 }
+    _root = ObjectIdentifier(entry)
   }
 
   /// Creates a subscription from a function that sends it values: ReSwift's way to write a
@@ -121,6 +133,7 @@ public struct Subscription<State> {
     let source = SelectSource(attach: _attach, selector: selector)
     var selection = Subscription<Substate> { source.attach($0) }
     selection._selectThenSkip = { source.thenSkip($0) }
+    if let _root { selection._rootSelection = (_root, source) }
     return selection
   }
 
@@ -202,32 +215,43 @@ extension Subscription where State: Equatable {
 // MARK: Connecting a subscription's steps to its subscriber
 
 extension Store {
-  /// The one path of every `subscribe`: builds the subscription from `transform`, adds
-  /// skip-repeats with `repeats` when the store skips repeats automatically, ends it in
-  /// `receive`, the receiver's `hold`, and keeps the composed steps in `entry`, which the store
-  /// feeds.
+  /// The equality that ends `selection` when the store skips repeats automatically: `repeats`,
+  /// the selected type's `==`; `nil` when the store does not, or the type has none.
   @MainActor
   @inlinable
-  func makeSubscription<SelectedState>(
-    _ transform: (Subscription<State>) -> Subscription<SelectedState>,
-    repeats: ((SelectedState, SelectedState) -> Bool)?,
-    into entry: SubscriptionEntry<State>,
-    receive: @escaping (SelectedState) -> Void
-  ) {
-    var selection = transform(Subscription { entry._receive = $0 })
-    if _engine.any.automaticallySkipsRepeats, let repeats {
-      selection = selection._skipEqual(repeats)
-    }
+  func automaticRepeats<SelectedState>(
+    of selection: Subscription<SelectedState>,
+    _ repeats: ((SelectedState, SelectedState) -> Bool)?
+  ) -> ((SelectedState, SelectedState) -> Bool)? {
+    guard _engine.any.automaticallySkipsRepeats else { return nil }
     #if DEBUG
-      if _engine.any.automaticallySkipsRepeats, repeats == nil, !selection._isFiltered,
-        SelectedState.self != State.self
-      {
+      if repeats == nil, !selection._isFiltered, SelectedState.self != State.self {
         StatecraftDiagnostics.warnEverySelection(of: SelectedState.self)
       }
     #endif
+    return repeats
+  }
+
+  /// Ends the steps of `selection`, built on `entry`'s root, in `receive`, the receiver's
+  /// `hold`, after the store's automatic skip-repeats with `repeats`.
+  @MainActor
+  @inlinable
+  func attach<SelectedState>(
+    _ selection: Subscription<SelectedState>,
+    repeats: ((SelectedState, SelectedState) -> Bool)?,
+    receive: @escaping (SelectedState) -> Void
+  ) {
+    var selection = selection
+    if let repeats = automaticRepeats(of: selection, repeats) {
+      selection = selection._skipEqual(repeats)
+    }
     selection._attach(receive)
   }
 
+  /// The one path of the object `subscribe` overloads that take a `transform`.
+  ///
+  /// A `select` of the whole state, the usual shape, becomes one ``SubscriberEntry``; any other
+  /// subscription is built from its steps, on `entry`.
   @MainActor
   @inlinable
   func connect<SelectedState, Subscriber: StoreSubscriber>(
@@ -236,13 +260,43 @@ extension Store {
     repeats: ((SelectedState, SelectedState) -> Bool)?
   ) where Subscriber.StoreSubscriberStateType == SelectedState {
     let status = SubscriptionStatus()
+    let entry = ComposedEntry<State>.make(owner: ObjectIdentifier(subscriber), status: status)
+    let selection = transform(Subscription(root: entry))
+    if let (root, source) = selection._rootSelection, root == ObjectIdentifier(entry) {
+      // Made by `select` on `entry`'s root, a `Subscription<State>`, as a
+      // `Subscription<SelectedState>`.
+      let source = unsafeDowncast(source, to: SelectSource<State, SelectedState>.self)
+      connect(
+        subscriber, status: status, select: source._selector,
+        skipping: automaticRepeats(of: selection, repeats))
+      return
+    }
     let receiver = SubscriberReceiver<Subscriber, HeldValues<SelectedState>>(
       subscriber, status: status)
-    let entry = SubscriptionEntry<State>(
-      owner: ObjectIdentifier(subscriber), status: status,
-      deliverHeld: { receiver.deliverHeld() })
-    makeSubscription(transform, repeats: repeats, into: entry) { receiver.hold($0) }
-    _engine.any.register(entry)
+    entry._deliverHeld = { receiver.deliverHeld() }
+    attach(selection, repeats: repeats) { receiver.hold($0) }
+    _engine.register(entry)
+  }
+
+  /// Registers a subscriber object's subscription that runs `select` and skips a value that
+  /// `isRepeat` says repeats the last one: one ``SubscriberEntry``.
+  @MainActor
+  @inlinable
+  func connect<SelectedState, Subscriber: StoreSubscriber>(
+    _ subscriber: Subscriber, status: SubscriptionStatus = SubscriptionStatus(),
+    select: @escaping (State) -> SelectedState,
+    skipping isRepeat: ((SelectedState, SelectedState) -> Bool)?
+  ) where Subscriber.StoreSubscriberStateType == SelectedState {
+    // Not `??`: a closure through a generic function is called through two thunks.
+    let steps =
+      if let isRepeat {
+        SelectingSteps(select: select, isRepeat: isRepeat)
+      } else {
+        SelectingSteps(select: select, isRepeat: { _, _ in false })
+      }
+    _engine.register(
+      SubscriberEntry<State, Subscriber, SelectedState?>.make(
+        subscriber, status: status, steps: steps))
   }
 
   /// The one path of the closure `subscribe` overloads, as `connect(_:_:repeats:)` is of the
@@ -255,69 +309,12 @@ extension Store {
     receive: @escaping @MainActor (SelectedState) -> Void
   ) -> SubscriptionToken {
     let status = SubscriptionStatus()
+    let entry = ComposedEntry<State>.make(owner: nil, status: status)
     let receiver = ClosureReceiver<HeldValues<SelectedState>>(status: status, receive: receive)
-    let entry = SubscriptionEntry<State>(
-      owner: nil, status: status, deliverHeld: { receiver.deliverHeld() })
-    makeSubscription(transform, repeats: repeats, into: entry, receive: { receiver.hold($0) })
-    return _engine.any.registerToken(entry)
+    entry._deliverHeld = { receiver.deliverHeld() }
+    attach(transform(Subscription(root: entry)), repeats: repeats) { receiver.hold($0) }
+    return _engine.registerToken(entry)
   }
-}
-
-/// A step that selects a value from each value it receives and passes it on unless it repeats
-/// the one selected before: `select` followed by `skip(when:)`, the steps most subscriptions
-/// have, and `skip(when:)` alone (selecting the value itself).
-///
-/// One object holds the closures and the value the step saw last, and the step's closure
-/// captures only the object, so that it needs no context of its own: one allocation per step.
-/// The closures are constants, called without retaining them. The class is generic over the
-/// optional of the selected value (`Previous` is `Value?`), so that freeing it destroys that
-/// value with the type's own functions: a class generic over `Value` would look
-/// `Optional<Value>` up at run time to free its field. Only the main actor touches it.
-@usableFromInline
-final class SkippingStep<Input, Previous: PreviousSlot> {
-  @usableFromInline let _select: (Input) -> Previous.Value
-  @usableFromInline let _isRepeat: (Previous.Value, Previous.Value) -> Bool
-  @usableFromInline let _downstream: (Previous.Value) -> Void
-  // Unchecked: touched only by `receive`, on the main actor, which never overlaps itself for one
-  // step; a checked access costs more than the comparison.
-  @exclusivity(unchecked) @usableFromInline var _previous: Previous
-
-  @usableFromInline
-  init(
-    select: @escaping (Input) -> Previous.Value,
-    isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
-    downstream: @escaping (Previous.Value) -> Void
-  ) {
-    _select = select
-    _isRepeat = isRepeat
-    _downstream = downstream
-    _previous = .none
-  }
-
-  /// Selects from `input`, keeps the value, and passes it on unless it repeats the last one.
-  @inlinable
-  func receive(_ input: Input) {
-    let new = _select(input)
-    var old = Previous(new)
-    swap(&old, &_previous)
-    if let old = old.slotValue, _isRepeat(old, new) { return }
-    _downstream(new)
-  }
-}
-
-/// `Optional`, as ``SkippingStep``'s type of the value it saw last.
-@usableFromInline
-protocol PreviousSlot {
-  associatedtype Value
-  /// No value yet.
-  static var none: Self { get }
-  init(_ value: Value)
-  var slotValue: Value? { get }
-}
-
-extension Optional: PreviousSlot {
-  @inlinable
-  var slotValue: Wrapped? { self }
 }
 
 /// What a `select` builds from: the step before it and the selector, in one object, which the

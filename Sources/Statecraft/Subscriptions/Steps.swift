@@ -1,0 +1,199 @@
+import StatecraftAtomics
+import StatecraftPrimitives
+
+// A subscription built from steps (Subscription.swift): the step most have, the entry that runs
+// them, and the receivers that keep what they select until a round's second phase hands it over.
+// A subscriber object's `select` needs none of this: `SubscriberEntry` (Delivery.swift) does it
+// in one object.
+
+/// A step that selects a value from each value it receives and passes it on unless it repeats
+/// the one selected before: `select` followed by `skip(when:)`, the steps most subscriptions
+/// have, and `skip(when:)` alone (selecting the value itself).
+///
+/// One object holds the closures and the value the step saw last, and the step's closure
+/// captures only the object, so that it needs no context of its own: one allocation per step.
+/// The closures are constants, called without retaining them. The class is generic over the
+/// optional of the selected value (`Previous` is `Value?`), so that freeing it destroys that
+/// value with the type's own functions: a class generic over `Value` would look
+/// `Optional<Value>` up at run time to free its field. Only the main actor touches it.
+@usableFromInline
+final class SkippingStep<Input, Previous: PreviousSlot> {
+  @usableFromInline let _select: (Input) -> Previous.Value
+  @usableFromInline let _isRepeat: (Previous.Value, Previous.Value) -> Bool
+  @usableFromInline let _downstream: (Previous.Value) -> Void
+  // Unchecked: touched only by `receive`, on the main actor, which never overlaps itself for one
+  // step; a checked access costs more than the comparison.
+  @exclusivity(unchecked) @usableFromInline var _previous: Previous
+
+  @usableFromInline
+  init(
+    select: @escaping (Input) -> Previous.Value,
+    isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
+    downstream: @escaping (Previous.Value) -> Void
+  ) {
+    _select = select
+    _isRepeat = isRepeat
+    _downstream = downstream
+    _previous = .none
+  }
+
+  /// Selects from `input`, keeps the value, and passes it on unless it repeats the last one.
+  @inlinable
+  func receive(_ input: Input) {
+    let new = _select(input)
+    var old = Previous(new)
+    swap(&old, &_previous)
+    if let old = old.slotValue, _isRepeat(old, new) { return }
+    _downstream(new)
+  }
+}
+
+/// The values a subscription's steps selected for the subscriber in a round's first phase.
+///
+/// Kept until its second phase hands them over (C13): usually one, several when a step emits
+/// more than one value for a state (``Subscription/pulses(_:)``). Touched only on the main queue.
+@usableFromInline @frozen
+struct HeldValues<Value>: HeldStorage {
+  @usableFromInline var _first: Value?
+  @usableFromInline var _rest: [Value] = []
+
+  @inlinable
+  init() {}
+
+  @inlinable
+  mutating func append(_ value: Value) {
+    if case .none = _first { _first = value } else { _rest.append(value) }
+  }
+
+  /// Removes the values and calls `deliver` with each, in the order they were held.
+  @inlinable
+  mutating func deliver(_ deliver: (Value) -> Void) {
+    guard let first = _first.take() else { return }
+    deliver(first)
+    if !_rest.isEmpty {
+      let rest = _rest
+      _rest = []
+      for value in rest { deliver(value) }
+    }
+  }
+}
+
+/// ``HeldValues``, as the receivers' type of what they hold: generic over it, not over its `Value`
+/// alone, a class whose field is `HeldValues<Value>` looks that type up at run time to free it.
+@usableFromInline
+protocol HeldStorage {
+  associatedtype Value
+  init()
+  mutating func append(_ value: Value)
+  mutating func deliver(_ deliver: (Value) -> Void)
+}
+
+/// The last step of a subscriber object's subscription: holds the subscriber weakly and the
+/// values its steps selected until the subscriber receives them.
+///
+/// The last step calls ``hold(_:)`` through a closure that captures only this object, so the
+/// closure needs no context of its own: one allocation less per subscription than a closure
+/// capturing the subscriber weakly and the status. Used only on the main queue.
+@usableFromInline
+final class SubscriberReceiver<Subscriber: StoreSubscriber, Held: HeldStorage>
+where Held.Value == Subscriber.StoreSubscriberStateType {
+  @usableFromInline let _status: SubscriptionStatus
+  @usableFromInline weak let _subscriber: Subscriber?
+  // Unchecked: touched only on the main queue, by `hold` and `deliverHeld`, which never overlap;
+  // the run-time checks are a large part of a notification (Benchmarks/README.md, row c).
+  @exclusivity(unchecked) @usableFromInline var _held = Held()
+
+  @usableFromInline
+  init(_ subscriber: Subscriber, status: SubscriptionStatus) {
+    _subscriber = subscriber
+    _status = status
+  }
+
+  /// Keeps `value` for ``deliverHeld()``; the last step of the subscription.
+  @MainActor
+  @inlinable
+  func hold(_ value: Subscriber.StoreSubscriberStateType) {
+    _held.append(value)
+    _status._isHolding.store(true, ordering: .relaxed)
+  }
+
+  /// Hands the held values to the subscriber, or marks the subscription gone if the subscriber
+  /// was deallocated.
+  @MainActor
+  @inlinable
+  func deliverHeld() {
+    _status._isHolding.store(false, ordering: .relaxed)
+    guard let subscriber = _subscriber else {
+      _held = Held()
+      _status.markGone()
+      return
+    }
+    _held.deliver { subscriber.newState(state: $0) }
+  }
+}
+
+/// The last step of a closure subscription: holds the closure and the values the steps selected
+/// until the closure receives them.
+///
+/// Not the status, which the token holds: the closure must go with the store (a stream built on
+/// it finishes then), and a scope's closure holds the scope, which holds its token.
+@usableFromInline
+final class ClosureReceiver<Held: HeldStorage> {
+  @usableFromInline let _status: SubscriptionStatus
+  @usableFromInline let _receive: @MainActor (Held.Value) -> Void
+  // Unchecked, as `SubscriberReceiver._held`.
+  @exclusivity(unchecked) @usableFromInline var _held = Held()
+
+  @usableFromInline
+  init(status: SubscriptionStatus, receive: @escaping @MainActor (Held.Value) -> Void) {
+    _status = status
+    _receive = receive
+  }
+
+  /// Keeps `value` for ``deliverHeld()``.
+  @MainActor
+  @inlinable
+  func hold(_ value: Held.Value) {
+    _held.append(value)
+    _status._isHolding.store(true, ordering: .relaxed)
+  }
+
+  /// Hands the held values to the closure.
+  @MainActor
+  @inlinable
+  func deliverHeld() {
+    _status._isHolding.store(false, ordering: .relaxed)
+    _held.deliver { _receive($0) }
+  }
+}
+
+/// A subscription built from steps: every subscription but a subscriber object's `select`.
+///
+/// ``SubscriberEntry`` does that one. The first step sets `_receive` when the steps are attached
+/// (`Store.attach(_:repeats:receive:)`); the receiver at their end is `_deliverHeld`'s.
+@usableFromInline
+final class ComposedEntry<State: Sendable>: SubscriptionEntry<State> {
+  // nonisolated(unsafe) and unchecked: read and written only on the main queue, as the calls.
+  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var _receive: ((State) -> Void)?
+  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var _deliverHeld: (() -> Void)?
+
+  @usableFromInline
+  override init(owner: ObjectIdentifier?, status: SubscriptionStatus) {
+    super.init(owner: owner, status: status)
+  }
+
+  /// Makes an entry whose steps are not attached yet, and its calls, for the app's types.
+  @inlinable
+  static func make(owner: ObjectIdentifier?, status: SubscriptionStatus) -> ComposedEntry {
+    let entry = ComposedEntry(owner: owner, status: status)
+    entry._run = { unsafeDowncast($0, to: ComposedEntry.self)._receive?($1) }
+    entry._deliver = { unsafeDowncast($0, to: ComposedEntry.self)._deliverHeld?() }
+    return entry
+  }
+
+  @usableFromInline
+  override nonisolated func dropSteps() {
+    _receive = nil
+    _deliverHeld = nil
+  }
+}
