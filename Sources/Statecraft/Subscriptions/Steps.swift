@@ -3,8 +3,8 @@ import StatecraftPrimitives
 
 // A subscription built from steps (Subscription.swift): the step most have, the entry that runs
 // them, and the receivers that keep what they select until a round's second phase hands it over.
-// A subscriber object's `select` needs none of this: `SubscriberEntry` (Delivery.swift) does it
-// in one object.
+// One `select` of the state needs none of this: a `SelectingEntry` (Entries.swift) does it in one
+// object.
 
 /// A step that selects a value from each value it receives and passes it on unless it repeats
 /// the one selected before: `select` followed by `skip(when:)`, the steps most subscriptions

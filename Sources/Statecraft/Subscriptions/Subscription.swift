@@ -250,7 +250,7 @@ extension Store {
 
   /// The one path of the object `subscribe` overloads that take a `transform`.
   ///
-  /// A `select` of the whole state, the usual shape, becomes one ``SubscriberEntry``; any other
+  /// A `select` of the state, the usual shape, becomes one ``SubscriberEntry``; any other
   /// subscription is built from its steps, on `entry`.
   @MainActor
   @inlinable
@@ -300,7 +300,7 @@ extension Store {
   }
 
   /// The one path of the closure `subscribe` overloads, as `connect(_:_:repeats:)` is of the
-  /// object ones.
+  /// object ones: a `select` of the state becomes one ``SelectingEntry``.
   @MainActor
   @inlinable
   func connect<SelectedState>(
@@ -310,9 +310,23 @@ extension Store {
   ) -> SubscriptionToken {
     let status = SubscriptionStatus()
     let entry = ComposedEntry<State>.make(owner: nil, status: status)
+    let selection = transform(Subscription(root: entry))
+    if let (root, source) = selection._rootSelection, root == ObjectIdentifier(entry) {
+      // As in the object `connect`.
+      let source = unsafeDowncast(source, to: SelectSource<State, SelectedState>.self)
+      // Not `??`: a closure through a generic function is called through two thunks.
+      let steps =
+        if let isRepeat = automaticRepeats(of: selection, repeats) {
+          ReceivingSteps(select: source._selector, isRepeat: isRepeat, receive: receive)
+        } else {
+          ReceivingSteps(select: source._selector, isRepeat: { _, _ in false }, receive: receive)
+        }
+      return _engine.registerToken(
+        SelectingEntry<State, SelectedState?>.make(status: status, steps: steps))
+    }
     let receiver = ClosureReceiver<HeldValues<SelectedState>>(status: status, receive: receive)
     entry._deliverHeld = { receiver.deliverHeld() }
-    attach(transform(Subscription(root: entry)), repeats: repeats) { receiver.hold($0) }
+    attach(selection, repeats: repeats) { receiver.hold($0) }
     return _engine.registerToken(entry)
   }
 }

@@ -1,0 +1,302 @@
+import Dispatch
+import StatecraftPrimitives
+
+// What a subscription is to the registry and the rounds: an entry, with the two calls of a
+// round's phases (Delivery.swift). The shape most subscriptions have, one `select` of the state,
+// is one `SelectingEntry`; any other is built from steps (Subscriptions/Steps.swift).
+
+/// Whether a subscription still delivers: four atomic words in one allocation, shared by its
+/// entry, its last step and its token.
+///
+/// The last step holds it (not the entry weakly) to mark the subscription gone when it finds the
+/// subscriber deallocated: a weak reference would move the entry's reference counts to the slow
+/// path on every notification.
+@usableFromInline @frozen
+struct SubscriptionStatus: Sendable {
+  @usableFromInline let _words: AtomicWords
+
+  @usableFromInline
+  init() {
+    _words = AtomicWords(count: 4)
+    _isActive.store(true, ordering: .relaxed)
+  }
+
+  /// Names the subscription, for the registry and the token.
+  @inlinable
+  var identity: ObjectIdentifier { _words.identity }
+
+  /// Cleared by removal (any thread) or when the subscriber is found deallocated.
+  ///
+  /// Checked just before each delivery, so removal during a notification round takes effect at
+  /// once.
+  @inlinable
+  var _isActive: AtomicWord<Bool> { _words[0] }
+
+  /// Set once the registry has counted the subscription as removed; guarded by the bookkeeping
+  /// lock.
+  @inlinable
+  var _isRemoved: AtomicWord<Bool> { _words[1] }
+
+  /// The version of the state delivered on subscribing; later deliveries must be newer.
+  ///
+  /// `UInt64.max` until a subscription made off the main queue gets its first state there; set
+  /// before the entry is shared or on the main queue, and read only there.
+  @inlinable
+  var _startVersion: AtomicWord<UInt64> { _words[2] }
+
+  /// Set when the subscription's steps hold a value for the subscriber.
+  ///
+  /// A round's first phase ran them under the state lock, and its second phase hands the value
+  /// over (C13). Touched only on the main queue.
+  @inlinable
+  var _isHolding: AtomicWord<Bool> { _words[3] }
+
+  @usableFromInline
+  func markGone() {
+    _isActive.store(false, ordering: .releasing)
+  }
+}
+
+/// One subscription, as the registry keeps it and a round feeds it: the identity it is registered
+/// under, its status, and the two calls of a round's phases.
+///
+/// The calls are closures that take the entry, made where the subclass's types are concrete, so
+/// that they run specialized and need no context of their own: a subclass's method called through
+/// the class's table would run generic, looking its types up at run time. Two subclasses: one
+/// `select` of the state (``SelectingEntry``, and ``SubscriberEntry`` for a subscriber object),
+/// and every other subscription, built from steps (`ComposedEntry`, Steps.swift). A scope's node
+/// in its root sets the calls itself.
+@MainActor
+@usableFromInline
+class SubscriptionEntry<State: Sendable>: Sendable {
+  /// The subscriber object, for `unsubscribe(_:)`; `nil` for closure subscriptions.
+  @usableFromInline nonisolated final let owner: ObjectIdentifier?
+  @usableFromInline nonisolated final let _status: SubscriptionStatus
+  /// Runs the steps on a state, in a round's first phase (under the state lock) and in
+  /// `deliverInitial`; they mark the status holding when they keep a value for the subscriber.
+  ///
+  /// `nil` once the subscription is removed, and the subclass's steps dropped, so that the user's
+  /// closures go at once although the entry stays until the registry compacts.
+  // nonisolated(unsafe): read and written only on the main queue; see `select`.
+  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _run:
+    ((SubscriptionEntry<State>, State) -> Void)?
+  /// Hands what the steps kept to the subscriber, in a round's second phase.
+  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _deliver:
+    ((SubscriptionEntry<State>) -> Void)?
+
+  @inlinable
+  nonisolated final var status: SubscriptionStatus { _status }
+
+  /// Makes an entry whose calls the subclass sets.
+  @usableFromInline
+  init(owner: ObjectIdentifier?, status: SubscriptionStatus) {
+    self.owner = owner
+    _status = status
+  }
+
+  /// Drops what the subclass keeps of the user's: its steps and the last value.
+  @usableFromInline
+  nonisolated func dropSteps() {}
+
+  /// A round's first phase: runs the steps on the state committed as `version`, unless this
+  /// subscription already has it or is no longer active.
+  ///
+  /// Returns whether the second phase has work here: a value the steps held for the subscriber,
+  /// or a subscription found gone that is still registered.
+  ///
+  /// Called only by the main loop, on the main queue. Nonisolated so that the loop can call it
+  /// through an unretained reference from a `@Sendable` closure: a closure isolated to the main
+  /// actor is checked at run time on every call.
+  @inlinable
+  nonisolated final func select(_ state: State, version: UInt64) -> Bool {
+    assert(MainQueue.isCurrent, "a subscription delivers only on the main queue")
+    if _status._isActive.load(ordering: .acquiring) {
+      guard version > _status._startVersion.load(ordering: .relaxed) else { return false }
+      _run?(self, state)
+      return _status._isHolding.load(ordering: .relaxed)
+    }
+    return !_status._isRemoved.load(ordering: .relaxed)
+  }
+
+  /// A round's second phase: hands the value the first phase held to the subscriber, outside the
+  /// state lock.
+  ///
+  /// Returns `false` if the subscription turned out to be gone.
+  @inlinable
+  nonisolated final func deliverHeld() -> Bool {
+    if _status._isActive.load(ordering: .acquiring) {
+      _deliver?(self)
+      if _status._isActive.load(ordering: .relaxed) { return true }
+    }
+    return _status._isRemoved.load(ordering: .relaxed)
+  }
+
+  /// Drops the steps and the subscriber's closure, with what they capture; for a removed
+  /// subscription, whose `select` and `deliverHeld` no longer call them.
+  ///
+  /// At once on the main queue, which alone calls them, else in a block posted there. A step
+  /// running now keeps its own reference until it returns. Nonisolated, as `select`, so that
+  /// removal from any thread needs no closure to reach the main actor.
+  @usableFromInline
+  nonisolated final func releaseSteps() {
+    guard MainQueue.isCurrent else {
+      DispatchQueue.main.async { self.releaseSteps() }  // at the latest by the next round
+      return
+    }
+    _run = nil
+    _deliver = nil
+    dropSteps()
+  }
+
+  /// Delivers the state the subscription starts from, committed as `version`; on the main
+  /// queue only.
+  @inlinable
+  nonisolated final func deliverInitial(_ state: State, version: UInt64) {
+    _status._startVersion.store(version, ordering: .relaxed)
+    _run?(self, state)
+    if _status._isHolding.load(ordering: .relaxed) { _deliver?(self) }
+  }
+}
+
+/// A subscription that selects one value from the state and skips a value its equality says
+/// repeats the last one: the shape of most subscriptions, in one object and the context of its
+/// calls (``SelectingSteps``).
+///
+/// It keeps the value it selected last, which is also the one a round's second phase hands over:
+/// a `select` followed by a skip passes on at most one value a state. A closure subscription is
+/// this class; a subscriber object's is ``SubscriberEntry``. Used only on the main queue.
+@usableFromInline
+class SelectingEntry<State: Sendable, Previous: PreviousSlot>: SubscriptionEntry<State> {
+  // Unchecked, and nonisolated(unsafe): touched only on the main queue, by a round's phases, which
+  // never overlap for one entry, and by `dropSteps` after them.
+  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _previous: Previous
+
+  @usableFromInline
+  override init(owner: ObjectIdentifier?, status: SubscriptionStatus) {
+    _previous = .none
+    super.init(owner: owner, status: status)
+  }
+
+  /// Makes a closure subscription's entry and its calls, for the app's types.
+  @MainActor
+  @inlinable
+  static func make(
+    status: SubscriptionStatus, steps: ReceivingSteps<State, Previous.Value>
+  ) -> SelectingEntry {
+    let entry = SelectingEntry(owner: nil, status: status)
+    entry._run = { unsafeDowncast($0, to: SelectingEntry.self).receive($1, steps) }
+    entry._deliver = {
+      let entry = unsafeDowncast($0, to: SelectingEntry.self)
+      entry._status._isHolding.store(false, ordering: .relaxed)
+      if let value = entry._previous.slotValue { steps._receive(value) }
+    }
+    return entry
+  }
+
+  /// Selects from `state`, keeps the value, and marks it for the subscriber unless it repeats.
+  ///
+  /// Inlined into the entry's call, which then makes one call, not two.
+  @inline(__always) @inlinable
+  nonisolated final func receive(_ state: State, _ steps: SelectingSteps<State, Previous.Value>) {
+    let new = steps._select(state)
+    var old = Previous(new)
+    swap(&old, &_previous)
+    if let old = old.slotValue, steps._isRepeat(old, new) { return }
+    _status._isHolding.store(true, ordering: .relaxed)
+  }
+
+  @usableFromInline
+  override nonisolated func dropSteps() {
+    _previous = .none
+  }
+}
+
+/// A subscriber object's ``SelectingEntry``: it holds the subscriber weakly.
+@usableFromInline
+final class SubscriberEntry<State: Sendable, Subscriber: StoreSubscriber, Previous: PreviousSlot>:
+  SelectingEntry<State, Previous>
+where Previous.Value == Subscriber.StoreSubscriberStateType {
+  @usableFromInline nonisolated(unsafe) weak let _subscriber: Subscriber?
+
+  @usableFromInline
+  init(_ subscriber: Subscriber, status: SubscriptionStatus) {
+    _subscriber = subscriber
+    super.init(owner: ObjectIdentifier(subscriber), status: status)
+  }
+
+  /// Makes the entry and its calls, for the app's types.
+  @MainActor
+  @inlinable
+  static func make(
+    _ subscriber: Subscriber, status: SubscriptionStatus,
+    steps: SelectingSteps<State, Previous.Value>
+  ) -> SubscriberEntry {
+    let entry = SubscriberEntry(subscriber, status: status)
+    entry._run = { unsafeDowncast($0, to: SubscriberEntry.self).receive($1, steps) }
+    entry._deliver = { unsafeDowncast($0, to: SubscriberEntry.self).deliverLast() }
+    return entry
+  }
+
+  /// Hands the value selected last to the subscriber, or marks the subscription gone if the
+  /// subscriber was deallocated.
+  @MainActor
+  @inlinable
+  func deliverLast() {
+    _status._isHolding.store(false, ordering: .relaxed)
+    guard let subscriber = _subscriber else {
+      _status.markGone()
+      return
+    }
+    guard let value = _previous.slotValue else { return }
+    subscriber.newState(state: value)
+  }
+}
+
+/// `Optional`, as the type of the value a step saw last (``SelectingEntry``, `SkippingStep`).
+@usableFromInline
+protocol PreviousSlot {
+  associatedtype Value
+  /// No value yet.
+  static var none: Self { get }
+  init(_ value: Value)
+  var slotValue: Value? { get }
+}
+
+extension Optional: PreviousSlot {
+  @inlinable
+  var slotValue: Wrapped? { self }
+}
+
+/// What a ``SelectingEntry`` runs on each state: its selector, and the equality that says a
+/// value repeats the last one.
+///
+/// The context of the entry's call, whose closure captures it alone, so that the call reads the
+/// closures from it, without a context of its own to unpack, and calls them without retaining
+/// them: they are constants.
+@usableFromInline
+class SelectingSteps<State, Value> {
+  @usableFromInline final let _select: (State) -> Value
+  @usableFromInline final let _isRepeat: (Value, Value) -> Bool
+
+  @usableFromInline
+  init(select: @escaping (State) -> Value, isRepeat: @escaping (Value, Value) -> Bool) {
+    _select = select
+    _isRepeat = isRepeat
+  }
+}
+
+/// A closure subscription's ``SelectingSteps``, with the closure that receives the values: the
+/// context of its entry's second call too, so that both go on removal.
+@usableFromInline
+final class ReceivingSteps<State, Value>: SelectingSteps<State, Value> {
+  @usableFromInline let _receive: @MainActor (Value) -> Void
+
+  @usableFromInline
+  init(
+    select: @escaping (State) -> Value, isRepeat: @escaping (Value, Value) -> Bool,
+    receive: @escaping @MainActor (Value) -> Void
+  ) {
+    _receive = receive
+    super.init(select: select, isRepeat: isRepeat)
+  }
+}
