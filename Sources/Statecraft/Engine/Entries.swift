@@ -69,8 +69,9 @@ struct SubscriptionStatus: Sendable {
 @MainActor
 @usableFromInline
 class SubscriptionEntry<State: Sendable>: Sendable {
-  /// The subscriber object, for `unsubscribe(_:)`; `nil` for closure subscriptions.
-  @usableFromInline nonisolated final let owner: ObjectIdentifier?
+  /// Names the subscription in the registry: its subscriber object, for `unsubscribe(_:)`, or,
+  /// for one without (a closure subscription, a scope's node), its status, which its token holds.
+  @usableFromInline nonisolated final let key: ObjectIdentifier
   @usableFromInline nonisolated final let _status: SubscriptionStatus
   /// Runs the steps on a state, in a round's first phase (under the state lock) and in
   /// `deliverInitial`; they mark the status holding when they keep a value for the subscriber.
@@ -90,7 +91,7 @@ class SubscriptionEntry<State: Sendable>: Sendable {
   /// Makes an entry whose calls the subclass sets.
   @usableFromInline
   init(owner: ObjectIdentifier?, status: SubscriptionStatus) {
-    self.owner = owner
+    key = owner ?? status.identity
     _status = status
   }
 

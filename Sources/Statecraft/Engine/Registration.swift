@@ -65,7 +65,7 @@ extension SubscriptionHost {
   @inlinable
   func remove(owner: ObjectIdentifier) {
     checkNotReducing(.method("unsubscribe"))
-    removeEntry { $0.remove(owner: owner) }
+    removeEntry { $0.remove(key: owner) }
   }
 }
 

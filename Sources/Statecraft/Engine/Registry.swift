@@ -15,11 +15,11 @@ struct Registry<State: Sendable>: Sendable {
   /// and an array of `Unmanaged<SubscriptionEntry<State>>` would look its metadata up on each
   /// change.
   @usableFromInline var _addresses: [UInt] = []
-  @usableFromInline var byOwner: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
-  /// Closure subscriptions, by their status: a token names its subscription by the status it
-  /// holds strongly, because a weak reference to the entry would put every retain and release of
-  /// it in the notification loop on the runtime's slow path.
-  @usableFromInline var byStatus: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
+  /// The entries by their key: a subscriber object's identity, or for a closure subscription its
+  /// status's, by which its token names it: the token holds the status strongly, because a weak
+  /// reference to the entry would put every retain and release of it in the notification loop on
+  /// the runtime's slow path.
+  @usableFromInline var byKey: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
   @usableFromInline var inactiveCount = 0
   /// Counts the changes of `_entries`, modulo 2³², for the rounds' copies of them.
   @usableFromInline var generation: UInt64 = 0
@@ -45,44 +45,30 @@ struct Registry<State: Sendable>: Sendable {
     for entry in _entries { entry.status.markGone() }
     _entries = []
     _addresses = []
-    byOwner = [:]
-    byStatus = [:]
+    byKey = [:]
     inactiveCount = 0
   }
 
-  /// Adds `entry` at the end; an entry of the same owner is replaced.
+  /// Adds `entry` at the end; an entry of the same subscriber object is replaced.
   ///
   /// Returns the replaced one.
   @inlinable
   mutating func add(_ entry: SubscriptionEntry<State>) -> SubscriptionEntry<State>? {
-    var replaced: SubscriptionEntry<State>?
-    if let owner = entry.owner {
-      replaced = byOwner.updateValue(entry, forKey: owner)
-      if let replaced { deactivate(replaced) }
-    } else {
-      byStatus[entry.status.identity] = entry
-    }
+    let replaced = byKey.updateValue(entry, forKey: entry.key)
+    if let replaced { deactivate(replaced) }
     _entries.append(entry)
     _addresses.append(address(of: entry))
     changed()
     return replaced
   }
 
-  /// Removes the subscription of `owner`.
+  /// Removes the subscription whose key is `key`: a subscriber object's identity, or a closure
+  /// subscription's status's.
   ///
   /// Returns the removed entry, if there was one.
   @inlinable
-  mutating func remove(owner: ObjectIdentifier) -> SubscriptionEntry<State>? {
-    guard let entry = byOwner.removeValue(forKey: owner), deactivate(entry) else { return nil }
-    return entry
-  }
-
-  /// Removes the closure subscription whose status is `status`.
-  ///
-  /// Returns the removed entry, if there was one.
-  mutating func remove(status: SubscriptionStatus) -> SubscriptionEntry<State>? {
-    guard let entry = byStatus.removeValue(forKey: status.identity), deactivate(entry)
-    else { return nil }
+  mutating func remove(key: ObjectIdentifier) -> SubscriptionEntry<State>? {
+    guard let entry = byKey.removeValue(forKey: key), deactivate(entry) else { return nil }
     return entry
   }
 
@@ -90,11 +76,7 @@ struct Registry<State: Sendable>: Sendable {
   ///
   /// Returns whether it was still registered.
   mutating func remove(_ entry: SubscriptionEntry<State>) -> Bool {
-    if let owner = entry.owner {
-      if byOwner[owner] === entry { byOwner[owner] = nil }
-    } else {
-      byStatus[entry.status.identity] = nil
-    }
+    if byKey[entry.key] === entry { byKey[entry.key] = nil }
     return deactivate(entry)
   }
 
@@ -151,7 +133,7 @@ extension SubscriptionHost {
   /// Removes the closure subscription whose status is `status`: its token ended it.
   @usableFromInline
   func removeSubscription(status: SubscriptionStatus) {
-    removeEntry { $0.remove(status: status) }
+    removeEntry { $0.remove(key: status.identity) }
   }
 
   /// Removes `entry`, which a round found gone.
