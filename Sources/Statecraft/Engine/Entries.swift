@@ -62,10 +62,10 @@ struct SubscriptionStatus: Sendable {
 ///
 /// The calls are closures that take the entry, made where the subclass's types are concrete, so
 /// that they run specialized and need no context of their own: a subclass's method called through
-/// the class's table would run generic, looking its types up at run time. Two subclasses: one
-/// `select` of the state (``SelectingEntry``, and ``SubscriberEntry`` for a subscriber object),
-/// and every other subscription, built from steps (`ComposedEntry`, Steps.swift). A scope's node
-/// in its root sets the calls itself.
+/// the class's table would run generic, looking its types up at run time. A subscription is a
+/// ``SelectingEntry`` (a ``SubscriberEntry`` for a subscriber object), which runs one `select` of
+/// the state itself; built from other steps (Steps.swift), it runs them instead. A scope's node in
+/// its root is an entry of this class, with calls of its own.
 @MainActor
 @usableFromInline
 class SubscriptionEntry<State: Sendable>: Sendable {
@@ -88,7 +88,8 @@ class SubscriptionEntry<State: Sendable>: Sendable {
   @inlinable
   nonisolated final var status: SubscriptionStatus { _status }
 
-  /// Makes an entry whose calls the subclass sets.
+  /// Makes an entry whose calls are set when its steps are built: by a `select` of the state
+  /// (``SelectingEntry``), else by the first of the steps (`Subscription.init(root:)`).
   @usableFromInline
   init(owner: ObjectIdentifier?, status: SubscriptionStatus) {
     key = owner ?? status.identity
@@ -178,20 +179,17 @@ class SelectingEntry<State: Sendable, Previous: PreviousSlot>: SubscriptionEntry
     super.init(owner: owner, status: status)
   }
 
-  /// Makes a closure subscription's entry and its calls, for the app's types.
+  /// Makes the entry run `steps` and hand what they keep to their closure: a closure
+  /// subscription's calls, made for the app's types.
   @MainActor
   @inlinable
-  static func make(
-    status: SubscriptionStatus, steps: ReceivingSteps<State, Previous.Value>
-  ) -> SelectingEntry {
-    let entry = SelectingEntry(owner: nil, status: status)
-    entry._run = { unsafeDowncast($0, to: SelectingEntry.self).receive($1, steps) }
-    entry._deliver = {
+  func run(receiving steps: ReceivingSteps<State, Previous.Value>) {
+    _run = { unsafeDowncast($0, to: SelectingEntry.self).receive($1, steps) }
+    _deliver = {
       let entry = unsafeDowncast($0, to: SelectingEntry.self)
       entry._status._isHolding.store(false, ordering: .relaxed)
       if let value = entry._previous.slotValue { steps._receive(value) }
     }
-    return entry
   }
 
   /// Selects from `state`, keeps the value, and marks it for the subscriber unless it repeats.
@@ -225,17 +223,13 @@ where Previous.Value == Subscriber.StoreSubscriberStateType {
     super.init(owner: ObjectIdentifier(subscriber), status: status)
   }
 
-  /// Makes the entry and its calls, for the app's types.
+  /// Makes the entry run `steps` and hand what they keep to the subscriber: its calls, made
+  /// for the app's types.
   @MainActor
   @inlinable
-  static func make(
-    _ subscriber: Subscriber, status: SubscriptionStatus,
-    steps: SelectingSteps<State, Previous.Value>
-  ) -> SubscriberEntry {
-    let entry = SubscriberEntry(subscriber, status: status)
-    entry._run = { unsafeDowncast($0, to: SubscriberEntry.self).receive($1, steps) }
-    entry._deliver = { unsafeDowncast($0, to: SubscriberEntry.self).deliverLast() }
-    return entry
+  func run(_ steps: SelectingSteps<State, Previous.Value>) {
+    _run = { unsafeDowncast($0, to: SubscriberEntry.self).receive($1, steps) }
+    _deliver = { unsafeDowncast($0, to: SubscriberEntry.self).deliverLast() }
   }
 
   /// Hands the value selected last to the subscriber, or marks the subscription gone if the

@@ -1,8 +1,8 @@
 import StatecraftAtomics
 import StatecraftPrimitives
 
-// A subscription built from steps (Subscription.swift): the step most have, the entry that runs
-// them, and the receivers that keep what they select until a round's second phase hands it over.
+// A subscription built from steps (Subscription.swift): the step most have, and the receivers that
+// keep what they select until a round's second phase hands it over.
 // One `select` of the state needs none of this: a `SelectingEntry` (Entries.swift) does it in one
 // object.
 
@@ -164,36 +164,5 @@ final class ClosureReceiver<Held: HeldStorage> {
   func deliverHeld() {
     _status._isHolding.store(false, ordering: .relaxed)
     _held.deliver { _receive($0) }
-  }
-}
-
-/// A subscription built from steps: every subscription but a subscriber object's `select`.
-///
-/// ``SubscriberEntry`` does that one. The first step sets `_receive` when the steps are attached
-/// (`Store.attach(_:repeats:receive:)`); the receiver at their end is `_deliverHeld`'s.
-@usableFromInline
-final class ComposedEntry<State: Sendable>: SubscriptionEntry<State> {
-  // nonisolated(unsafe) and unchecked: read and written only on the main queue, as the calls.
-  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var _receive: ((State) -> Void)?
-  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var _deliverHeld: (() -> Void)?
-
-  @usableFromInline
-  override init(owner: ObjectIdentifier?, status: SubscriptionStatus) {
-    super.init(owner: owner, status: status)
-  }
-
-  /// Makes an entry whose steps are not attached yet, and its calls, for the app's types.
-  @inlinable
-  static func make(owner: ObjectIdentifier?, status: SubscriptionStatus) -> ComposedEntry {
-    let entry = ComposedEntry(owner: owner, status: status)
-    entry._run = { unsafeDowncast($0, to: ComposedEntry.self)._receive?($1) }
-    entry._deliver = { unsafeDowncast($0, to: ComposedEntry.self)._deliverHeld?() }
-    return entry
-  }
-
-  @usableFromInline
-  override nonisolated func dropSteps() {
-    _receive = nil
-    _deliverHeld = nil
   }
 }

@@ -63,10 +63,10 @@ public struct Subscription<State> {
     self._selectThenSkipEqual = nil
   }
 
-  /// The subscription `subscribe` starts from, whose steps end in `entry`.
+  /// The subscription `subscribe` starts from, whose steps `entry` runs.
   @inlinable
-  init(root entry: ComposedEntry<State>) where State: Sendable {
-    self.init { entry._receive = $0 }
+  init(root entry: SubscriptionEntry<State>) where State: Sendable {
+    self.init { downstream in entry._run = { downstream($1) } }
     _root = ObjectIdentifier(entry)
   }
 
@@ -250,8 +250,8 @@ extension Store {
 
   /// The one path of the object `subscribe` overloads that take a `transform`.
   ///
-  /// A `select` of the state, the usual shape, becomes one ``SubscriberEntry``; any other
-  /// subscription is built from its steps, on `entry`.
+  /// A `select` of the state, the usual shape, is run by the entry itself; the steps of any
+  /// other subscription are attached to it.
   @MainActor
   @inlinable
   func connect<SelectedState, Subscriber: StoreSubscriber>(
@@ -260,47 +260,52 @@ extension Store {
     repeats: ((SelectedState, SelectedState) -> Bool)?
   ) where Subscriber.StoreSubscriberStateType == SelectedState {
     let status = SubscriptionStatus()
-    let entry = ComposedEntry<State>.make(owner: ObjectIdentifier(subscriber), status: status)
+    let entry = SubscriberEntry<State, Subscriber, SelectedState?>(subscriber, status: status)
     let selection = transform(Subscription(root: entry))
     if let (root, source) = selection._rootSelection, root == ObjectIdentifier(entry) {
       // Made by `select` on `entry`'s root, a `Subscription<State>`, as a
       // `Subscription<SelectedState>`.
       let source = unsafeDowncast(source, to: SelectSource<State, SelectedState>.self)
-      connect(
-        subscriber, status: status, select: source._selector,
-        skipping: automaticRepeats(of: selection, repeats))
-      return
+      // Not `??`: a closure through a generic function is called through two thunks.
+      let steps =
+        if let isRepeat = automaticRepeats(of: selection, repeats) {
+          SelectingSteps(select: source._selector, isRepeat: isRepeat)
+        } else {
+          SelectingSteps(select: source._selector, isRepeat: { _, _ in false })
+        }
+      entry.run(steps)
+    } else {
+      let receiver = SubscriberReceiver<Subscriber, HeldValues<SelectedState>>(
+        subscriber, status: status)
+      entry._deliver = { _ in receiver.deliverHeld() }
+      attach(selection, repeats: repeats) { receiver.hold($0) }
     }
-    let receiver = SubscriberReceiver<Subscriber, HeldValues<SelectedState>>(
-      subscriber, status: status)
-    entry._deliverHeld = { receiver.deliverHeld() }
-    attach(selection, repeats: repeats) { receiver.hold($0) }
     _engine.register(entry)
   }
 
   /// Registers a subscriber object's subscription that runs `select` and skips a value that
-  /// `isRepeat` says repeats the last one: one ``SubscriberEntry``.
+  /// `isRepeat` says repeats the last one.
   @MainActor
   @inlinable
   func connect<SelectedState, Subscriber: StoreSubscriber>(
-    _ subscriber: Subscriber, status: SubscriptionStatus = SubscriptionStatus(),
-    select: @escaping (State) -> SelectedState,
+    _ subscriber: Subscriber, select: @escaping (State) -> SelectedState,
     skipping isRepeat: ((SelectedState, SelectedState) -> Bool)?
   ) where Subscriber.StoreSubscriberStateType == SelectedState {
-    // Not `??`: a closure through a generic function is called through two thunks.
+    let entry = SubscriberEntry<State, Subscriber, SelectedState?>(
+      subscriber, status: SubscriptionStatus())
+    // Not `??`, as above.
     let steps =
       if let isRepeat {
         SelectingSteps(select: select, isRepeat: isRepeat)
       } else {
         SelectingSteps(select: select, isRepeat: { _, _ in false })
       }
-    _engine.register(
-      SubscriberEntry<State, Subscriber, SelectedState?>.make(
-        subscriber, status: status, steps: steps))
+    entry.run(steps)
+    _engine.register(entry)
   }
 
   /// The one path of the closure `subscribe` overloads, as `connect(_:_:repeats:)` is of the
-  /// object ones: a `select` of the state becomes one ``SelectingEntry``.
+  /// object ones.
   @MainActor
   @inlinable
   func connect<SelectedState>(
@@ -309,24 +314,24 @@ extension Store {
     receive: @escaping @MainActor (SelectedState) -> Void
   ) -> SubscriptionToken {
     let status = SubscriptionStatus()
-    let entry = ComposedEntry<State>.make(owner: nil, status: status)
+    let entry = SelectingEntry<State, SelectedState?>(owner: nil, status: status)
     let selection = transform(Subscription(root: entry))
     if let (root, source) = selection._rootSelection, root == ObjectIdentifier(entry) {
       // As in the object `connect`.
       let source = unsafeDowncast(source, to: SelectSource<State, SelectedState>.self)
-      // Not `??`: a closure through a generic function is called through two thunks.
+      // Not `??`, as there.
       let steps =
         if let isRepeat = automaticRepeats(of: selection, repeats) {
           ReceivingSteps(select: source._selector, isRepeat: isRepeat, receive: receive)
         } else {
           ReceivingSteps(select: source._selector, isRepeat: { _, _ in false }, receive: receive)
         }
-      return _engine.registerToken(
-        SelectingEntry<State, SelectedState?>.make(status: status, steps: steps))
+      entry.run(receiving: steps)
+    } else {
+      let receiver = ClosureReceiver<HeldValues<SelectedState>>(status: status, receive: receive)
+      entry._deliver = { _ in receiver.deliverHeld() }
+      attach(selection, repeats: repeats) { receiver.hold($0) }
     }
-    let receiver = ClosureReceiver<HeldValues<SelectedState>>(status: status, receive: receive)
-    entry._deliverHeld = { receiver.deliverHeld() }
-    attach(selection, repeats: repeats) { receiver.hold($0) }
     return _engine.registerToken(entry)
   }
 }
