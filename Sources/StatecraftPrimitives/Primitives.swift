@@ -504,6 +504,15 @@ package func withObject<Object: AnyObject, Result>(
     ._withUnsafeGuaranteedRef(body)
 }
 
+/// `object` as an `Object`, without a check: the caller knows its dynamic type.
+///
+/// For an object that stores a call made only with itself (a subscription's entry and its
+/// calls), or one whose type an identity check proved; a wrong type is undefined behaviour.
+@inlinable
+package func knownObject<Object: AnyObject>(_ object: AnyObject, as _: Object.Type) -> Object {
+  unsafeDowncast(object, to: Object.self)
+}
+
 // MARK: - The type in an existential
 
 /// The address of the type metadata of the existential at `existential`, read without copying

@@ -184,9 +184,10 @@ class SelectingEntry<State: Sendable, Previous: PreviousSlot>: SubscriptionEntry
   @MainActor
   @inlinable
   func run(receiving steps: ReceivingSteps<State, Previous.Value>) {
-    _run = { unsafeDowncast($0, to: SelectingEntry.self).receive($1, steps) }
+    // The entry calls its calls with itself alone.
+    _run = { knownObject($0, as: SelectingEntry.self).receive($1, steps) }
     _deliver = {
-      let entry = unsafeDowncast($0, to: SelectingEntry.self)
+      let entry = knownObject($0, as: SelectingEntry.self)
       entry._status._isHolding.store(false, ordering: .relaxed)
       if let value = entry._previous.slotValue { steps._receive(value) }
     }
@@ -228,8 +229,9 @@ where Previous.Value == Subscriber.StoreSubscriberStateType {
   @MainActor
   @inlinable
   func run(_ steps: SelectingSteps<State, Previous.Value>) {
-    _run = { unsafeDowncast($0, to: SubscriberEntry.self).receive($1, steps) }
-    _deliver = { unsafeDowncast($0, to: SubscriberEntry.self).deliverLast() }
+    // The entry calls its calls with itself alone.
+    _run = { knownObject($0, as: SubscriberEntry.self).receive($1, steps) }
+    _deliver = { knownObject($0, as: SubscriberEntry.self).deliverLast() }
   }
 
   /// Hands the value selected last to the subscriber, or marks the subscription gone if the

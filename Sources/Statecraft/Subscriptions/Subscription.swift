@@ -265,7 +265,7 @@ extension Store {
     if let (root, source) = selection._rootSelection, root == ObjectIdentifier(entry) {
       // Made by `select` on `entry`'s root, a `Subscription<State>`, as a
       // `Subscription<SelectedState>`.
-      let source = unsafeDowncast(source, to: SelectSource<State, SelectedState>.self)
+      let source = knownObject(source, as: SelectSource<State, SelectedState>.self)
       // Not `??`: a closure through a generic function is called through two thunks.
       let steps =
         if let isRepeat = automaticRepeats(of: selection, repeats) {
@@ -318,7 +318,7 @@ extension Store {
     let selection = transform(Subscription(root: entry))
     if let (root, source) = selection._rootSelection, root == ObjectIdentifier(entry) {
       // As in the object `connect`.
-      let source = unsafeDowncast(source, to: SelectSource<State, SelectedState>.self)
+      let source = knownObject(source, as: SelectSource<State, SelectedState>.self)
       // Not `??`, as there.
       let steps =
         if let isRepeat = automaticRepeats(of: selection, repeats) {
