@@ -60,12 +60,12 @@ struct SubscriptionStatus: Sendable {
 /// One subscription, as the registry keeps it and a round feeds it: the identity it is registered
 /// under, its status, and the two calls of a round's phases.
 ///
-/// The calls are closures that take the entry, made where the subclass's types are concrete, so
-/// that they run specialized and need no context of their own: a subclass's method called through
-/// the class's table would run generic, looking its types up at run time. A subscription is a
-/// ``SelectingEntry`` (a ``SubscriberEntry`` for a subscriber object), which runs one `select` of
-/// the state itself; built from other steps (Steps.swift), it runs them instead. A scope's node in
-/// its root is an entry of this class, with calls of its own.
+/// The calls are closures made where the app's types are concrete, so that they run specialized:
+/// a subclass's method called through the class's table would run generic, looking its types up
+/// at run time. A subscription is a ``SelectingEntry`` (a ``SubscriberEntry`` for a subscriber
+/// object): one `select` of the state runs in its ``SelectingSteps``; a subscription built from
+/// other steps (Steps.swift) runs those, the first of them its first call. A scope's node in its
+/// root is an entry of this class, with calls of its own.
 @MainActor
 @usableFromInline
 class SubscriptionEntry<State: Sendable>: Sendable {
@@ -79,9 +79,9 @@ class SubscriptionEntry<State: Sendable>: Sendable {
   /// `nil` once the subscription is removed, and the subclass's steps dropped, so that the user's
   /// closures go at once although the entry stays until the registry compacts.
   // nonisolated(unsafe): read and written only on the main queue; see `select`.
-  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _run:
-    ((SubscriptionEntry<State>, State) -> Void)?
-  /// Hands what the steps kept to the subscriber, in a round's second phase.
+  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _run: ((State) -> Void)?
+  /// Hands what the steps kept to the subscriber, in a round's second phase: called with this
+  /// entry, so that a subscriber object's needs no context.
   @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _deliver:
     ((SubscriptionEntry<State>) -> Void)?
 
@@ -89,7 +89,8 @@ class SubscriptionEntry<State: Sendable>: Sendable {
   nonisolated final var status: SubscriptionStatus { _status }
 
   /// Makes an entry whose calls are set when its steps are built: by a `select` of the state
-  /// (``SelectingEntry``), else by the first of the steps (`Subscription.init(root:)`).
+  /// (``SelectingEntry``), else by the first of the steps (`Subscription.init(root:)`) and the
+  /// receiver at their end.
   @usableFromInline
   init(owner: ObjectIdentifier?, status: SubscriptionStatus) {
     key = owner ?? status.identity
@@ -114,7 +115,7 @@ class SubscriptionEntry<State: Sendable>: Sendable {
     assert(MainQueue.isCurrent, "a subscription delivers only on the main queue")
     if _status._isActive.load(ordering: .acquiring) {
       guard version > _status._startVersion.load(ordering: .relaxed) else { return false }
-      _run?(self, state)
+      _run?(state)
       return _status._isHolding.load(ordering: .relaxed)
     }
     return !_status._isRemoved.load(ordering: .relaxed)
@@ -155,18 +156,18 @@ class SubscriptionEntry<State: Sendable>: Sendable {
   @inlinable
   nonisolated final func deliverInitial(_ state: State, version: UInt64) {
     _status._startVersion.store(version, ordering: .relaxed)
-    _run?(self, state)
+    _run?(state)
     if _status._isHolding.load(ordering: .relaxed) { _deliver?(self) }
   }
 }
 
-/// A subscription that selects one value from the state and skips a value its equality says
-/// repeats the last one: the shape of most subscriptions, in one object and the context of its
-/// calls (``SelectingSteps``).
+/// A subscription that keeps the value it hands over last: one `select` of the state, which skips
+/// a value its equality says repeats the last one, the shape of most subscriptions.
 ///
-/// It keeps the value it selected last, which is also the one a round's second phase hands over:
-/// a `select` followed by a skip passes on at most one value a state. A closure subscription is
-/// this class; a subscriber object's is ``SubscriberEntry``. Used only on the main queue.
+/// The value is the one the `select` ran by its ``SelectingSteps`` kept last, and the one a round's
+/// second phase hands over: a `select` followed by a skip passes on at most one value a state. A
+/// closure subscription is this class; a subscriber object's is ``SubscriberEntry``. Either, built
+/// from other steps, keeps none. Used only on the main queue.
 @usableFromInline
 class SelectingEntry<State: Sendable, Previous: PreviousSlot>: SubscriptionEntry<State> {
   // Unchecked, and nonisolated(unsafe): touched only on the main queue, by a round's phases, which
@@ -183,26 +184,14 @@ class SelectingEntry<State: Sendable, Previous: PreviousSlot>: SubscriptionEntry
   /// subscription's calls, made for the app's types.
   @MainActor
   @inlinable
-  func run(receiving steps: ReceivingSteps<State, Previous.Value>) {
-    // The entry calls its calls with itself alone.
-    _run = { knownObject($0, as: SelectingEntry.self).receive($1, steps) }
+  func run(receiving steps: ReceivingSteps<State, Previous>) {
+    _run = { steps.receive($0) }
     _deliver = {
+      // The entry calls its calls with itself alone.
       let entry = knownObject($0, as: SelectingEntry.self)
       entry._status._isHolding.store(false, ordering: .relaxed)
       if let value = entry._previous.slotValue { steps._receive(value) }
     }
-  }
-
-  /// Selects from `state`, keeps the value, and marks it for the subscriber unless it repeats.
-  ///
-  /// Inlined into the entry's call, which then makes one call, not two.
-  @inline(__always) @inlinable
-  nonisolated final func receive(_ state: State, _ steps: SelectingSteps<State, Previous.Value>) {
-    let new = steps._select(state)
-    var old = Previous(new)
-    swap(&old, &_previous)
-    if let old = old.slotValue, steps._isRepeat(old, new) { return }
-    _status._isHolding.store(true, ordering: .relaxed)
   }
 
   @usableFromInline
@@ -228,9 +217,9 @@ where Previous.Value == Subscriber.StoreSubscriberStateType {
   /// for the app's types.
   @MainActor
   @inlinable
-  func run(_ steps: SelectingSteps<State, Previous.Value>) {
+  func run(_ steps: SelectingSteps<State, Previous>) {
+    _run = { steps.receive($0) }
     // The entry calls its calls with itself alone.
-    _run = { knownObject($0, as: SubscriberEntry.self).receive($1, steps) }
     _deliver = { knownObject($0, as: SubscriberEntry.self).deliverLast() }
   }
 
@@ -267,33 +256,58 @@ extension Optional: PreviousSlot {
 /// What a ``SelectingEntry`` runs on each state: its selector, and the equality that says a
 /// value repeats the last one.
 ///
-/// The context of the entry's call, whose closure captures it alone, so that the call reads the
-/// closures from it, without a context of its own to unpack, and calls them without retaining
-/// them: they are constants.
+/// The context of the entry's first call, whose closure captures it alone, so that the call reads
+/// the closures from it, without a context of its own to unpack, and calls them without retaining
+/// them: they are constants. Dropped with that call on removal. It refers to its entry, which keeps
+/// it, without a count.
 @usableFromInline
-class SelectingSteps<State, Value> {
-  @usableFromInline final let _select: (State) -> Value
-  @usableFromInline final let _isRepeat: (Value, Value) -> Bool
+class SelectingSteps<State: Sendable, Previous: PreviousSlot> {
+  @usableFromInline final let _select: (State) -> Previous.Value
+  @usableFromInline final let _isRepeat: (Previous.Value, Previous.Value) -> Bool
+  @usableFromInline final let _entry: OwnerReference<SelectingEntry<State, Previous>>
 
   @usableFromInline
-  init(select: @escaping (State) -> Value, isRepeat: @escaping (Value, Value) -> Bool) {
+  init(
+    select: @escaping (State) -> Previous.Value,
+    isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
+    entry: SelectingEntry<State, Previous>
+  ) {
     _select = select
     _isRepeat = isRepeat
+    _entry = OwnerReference(entry)
+  }
+
+  /// Selects from `state`, keeps the value in the entry, and marks it unless it repeats.
+  ///
+  /// Inlined into the entry's call, which then makes one call, not two.
+  @inline(__always) @inlinable
+  final func receive(_ state: State) {
+    let new = _select(state)
+    _entry.withObject { entry in
+      var old = Previous(new)
+      swap(&old, &entry._previous)
+      if let old = old.slotValue, _isRepeat(old, new) { return }
+      entry._status._isHolding.store(true, ordering: .relaxed)
+    }
   }
 }
 
 /// A closure subscription's ``SelectingSteps``, with the closure that receives the values: the
 /// context of its entry's second call too, so that both go on removal.
 @usableFromInline
-final class ReceivingSteps<State, Value>: SelectingSteps<State, Value> {
-  @usableFromInline let _receive: @MainActor (Value) -> Void
+final class ReceivingSteps<State: Sendable, Previous: PreviousSlot>:
+  SelectingSteps<State, Previous>
+{
+  @usableFromInline let _receive: @MainActor (Previous.Value) -> Void
 
   @usableFromInline
   init(
-    select: @escaping (State) -> Value, isRepeat: @escaping (Value, Value) -> Bool,
-    receive: @escaping @MainActor (Value) -> Void
+    select: @escaping (State) -> Previous.Value,
+    isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
+    receive: @escaping @MainActor (Previous.Value) -> Void,
+    entry: SelectingEntry<State, Previous>
   ) {
     _receive = receive
-    super.init(select: select, isRepeat: isRepeat)
+    super.init(select: select, isRepeat: isRepeat, entry: entry)
   }
 }

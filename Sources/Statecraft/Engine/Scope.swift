@@ -305,7 +305,7 @@ final class RootLink<Root: Sendable, Slice: Sendable>: Sendable {
     guard let core else { return }
     let keyPath = keyPath
     let entry = SubscriptionEntry<Root>(owner: nil, status: status)
-    entry._run = { step($1[keyPath: keyPath]) }
+    entry._run = { step($0[keyPath: keyPath]) }
     entry._deliver = { _ in deliverHeld() }
     core.register(entry)
   }

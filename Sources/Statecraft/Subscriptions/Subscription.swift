@@ -66,7 +66,7 @@ public struct Subscription<State> {
   /// The subscription `subscribe` starts from, whose steps `entry` runs.
   @inlinable
   init(root entry: SubscriptionEntry<State>) where State: Sendable {
-    self.init { downstream in entry._run = { downstream($1) } }
+    self.init { entry._run = $0 }
     _root = ObjectIdentifier(entry)
   }
 
@@ -269,9 +269,9 @@ extension Store {
       // Not `??`: a closure through a generic function is called through two thunks.
       let steps =
         if let isRepeat = automaticRepeats(of: selection, repeats) {
-          SelectingSteps(select: source._selector, isRepeat: isRepeat)
+          SelectingSteps(select: source._selector, isRepeat: isRepeat, entry: entry)
         } else {
-          SelectingSteps(select: source._selector, isRepeat: { _, _ in false })
+          SelectingSteps(select: source._selector, isRepeat: { _, _ in false }, entry: entry)
         }
       entry.run(steps)
     } else {
@@ -296,9 +296,9 @@ extension Store {
     // Not `??`, as above.
     let steps =
       if let isRepeat {
-        SelectingSteps(select: select, isRepeat: isRepeat)
+        SelectingSteps(select: select, isRepeat: isRepeat, entry: entry)
       } else {
-        SelectingSteps(select: select, isRepeat: { _, _ in false })
+        SelectingSteps(select: select, isRepeat: { _, _ in false }, entry: entry)
       }
     entry.run(steps)
     _engine.register(entry)
@@ -322,9 +322,11 @@ extension Store {
       // Not `??`, as there.
       let steps =
         if let isRepeat = automaticRepeats(of: selection, repeats) {
-          ReceivingSteps(select: source._selector, isRepeat: isRepeat, receive: receive)
+          ReceivingSteps(
+            select: source._selector, isRepeat: isRepeat, receive: receive, entry: entry)
         } else {
-          ReceivingSteps(select: source._selector, isRepeat: { _, _ in false }, receive: receive)
+          ReceivingSteps(
+            select: source._selector, isRepeat: { _, _ in false }, receive: receive, entry: entry)
         }
       entry.run(receiving: steps)
     } else {
