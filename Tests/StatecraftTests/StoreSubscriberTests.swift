@@ -44,6 +44,33 @@ import Testing
     #expect(firstTag == nil)
   }
 
+  /// A `select` of the state keeps the value it selected last in its entry, which stays in the
+  /// registry until it compacts; ending the subscription releases the value at once, for a
+  /// subscriber object, a closure subscription and a subscriber of the whole state.
+  @Test func theValueASelectKeepsGoesWithItsSubscription() {
+    let store = Store<TagState>(
+      reducer: { action, state in
+        var state = state ?? TagState()
+        if action is NewTag { state.tag = Tag() }
+        return state
+      }, state: nil, automaticallySkipsRepeats: false)
+    weak var firstTag: Tag?
+    firstTag = store.state.tag
+    let selecting = TagCounter()
+    store.subscribe(selecting) { $0.select(\.tag) }
+    let whole = WholeTagState()
+    store.subscribe(whole)
+    var seen = 0
+    let token = store.subscribe({ $0.select(\.tag) }, receive: { _ in seen += 1 })
+    #expect(seen == 1 && selecting.count == 1 && whole.count == 1)
+    store.unsubscribe(selecting)
+    store.unsubscribe(whole)
+    token.cancel()
+    store.dispatch(NewTag())  // the store's state no longer holds the first tag
+    #expect(seen == 1 && selecting.count == 1 && whole.count == 1)
+    #expect(firstTag == nil)
+  }
+
   @Test func subscribingAgainReplacesTheSubscription() {
     let store = makeStore()
     let recorder = Recorder<Int>()
@@ -269,4 +296,10 @@ private struct NewTag: Action {}
 private final class TagCounter: StoreSubscriber {
   var count = 0
   func newState(state: Tag) { count += 1 }
+}
+
+/// Counts the whole states it receives and keeps none of them.
+private final class WholeTagState: StoreSubscriber {
+  var count = 0
+  func newState(state: TagState) { count += 1 }
 }
