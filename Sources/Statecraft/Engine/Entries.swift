@@ -5,7 +5,7 @@ import StatecraftPrimitives
 // round's phases (Delivery.swift). The shape most subscriptions have, one `select` of the state,
 // is one `SelectingEntry`; any other is built from steps (Subscriptions/Steps.swift).
 
-/// Whether a subscription still delivers: four atomic words in one allocation, shared by its
+/// Whether a subscription still delivers: three atomic words in one allocation, shared by its
 /// entry, its last step and its token.
 ///
 /// The last step holds it (not the entry weakly) to mark the subscription gone when it finds the
@@ -17,43 +17,68 @@ struct SubscriptionStatus: Sendable {
 
   @usableFromInline
   init() {
-    _words = AtomicWords(count: 4)
-    _isActive.store(true, ordering: .relaxed)
+    _words = AtomicWords(count: 3)
+    _flags.store(SubscriptionStatus.active, ordering: .relaxed)
   }
 
   /// Names the subscription, for the registry and the token.
   @inlinable
   var identity: ObjectIdentifier { _words.identity }
 
-  /// Cleared by removal (any thread) or when the subscriber is found deallocated.
+  /// Whether the subscription still delivers, and whether the registry counted it removed.
   ///
-  /// Checked just before each delivery, so removal during a notification round takes effect at
-  /// once.
+  /// The active bit is cleared by removal (any thread) or when the subscriber is found
+  /// deallocated, and checked just before each delivery, so removal during a notification round
+  /// takes effect at once. The removed bit is set under the bookkeeping lock. One word for both,
+  /// so that the status is three words, which the allocator gives 48 bytes rather than 64.
   @inlinable
-  var _isActive: AtomicWord<Bool> { _words[0] }
+  var _flags: AtomicWord<UInt64> { _words[0] }
 
-  /// Set once the registry has counted the subscription as removed; guarded by the bookkeeping
-  /// lock.
   @inlinable
-  var _isRemoved: AtomicWord<Bool> { _words[1] }
+  static var active: UInt64 { 1 }
+
+  @inlinable
+  static var removed: UInt64 { 2 }
+
+  @inlinable
+  func isActive(_ ordering: AtomicOrdering) -> Bool {
+    _flags.load(ordering: ordering) & SubscriptionStatus.active != 0
+  }
+
+  @inlinable
+  var isRemoved: Bool { _flags.load(ordering: .relaxed) & SubscriptionStatus.removed != 0 }
+
+  /// Marks the subscription counted as removed; returns whether it was already.
+  @inlinable
+  func markRemoved() -> Bool {
+    _flags.setBits(SubscriptionStatus.removed, ordering: .relaxed) & SubscriptionStatus.removed != 0
+  }
+
+  /// Clears the active bit; returns whether it was set, so that of two threads ending the
+  /// subscription one alone goes on.
+  @inlinable
+  func end() -> Bool {
+    _flags.clearBits(SubscriptionStatus.active, ordering: .acquiringAndReleasing)
+      & SubscriptionStatus.active != 0
+  }
 
   /// The version of the state delivered on subscribing; later deliveries must be newer.
   ///
   /// `UInt64.max` until a subscription made off the main queue gets its first state there; set
   /// before the entry is shared or on the main queue, and read only there.
   @inlinable
-  var _startVersion: AtomicWord<UInt64> { _words[2] }
+  var _startVersion: AtomicWord<UInt64> { _words[1] }
 
   /// Set when the subscription's steps hold a value for the subscriber.
   ///
   /// A round's first phase ran them under the state lock, and its second phase hands the value
   /// over (C13). Touched only on the main queue.
   @inlinable
-  var _isHolding: AtomicWord<Bool> { _words[3] }
+  var _isHolding: AtomicWord<Bool> { _words[2] }
 
   @usableFromInline
   func markGone() {
-    _isActive.store(false, ordering: .releasing)
+    _flags.clearBits(SubscriptionStatus.active, ordering: .releasing)
   }
 }
 
@@ -113,12 +138,12 @@ class SubscriptionEntry<State: Sendable>: Sendable {
   @inlinable
   nonisolated final func select(_ state: State, version: UInt64) -> Bool {
     assert(MainQueue.isCurrent, "a subscription delivers only on the main queue")
-    if _status._isActive.load(ordering: .acquiring) {
+    if _status.isActive(.acquiring) {
       guard version > _status._startVersion.load(ordering: .relaxed) else { return false }
       _run?(state)
       return _status._isHolding.load(ordering: .relaxed)
     }
-    return !_status._isRemoved.load(ordering: .relaxed)
+    return !_status.isRemoved
   }
 
   /// A round's second phase: hands the value the first phase held to the subscriber, outside the
@@ -127,11 +152,11 @@ class SubscriptionEntry<State: Sendable>: Sendable {
   /// Returns `false` if the subscription turned out to be gone.
   @inlinable
   nonisolated final func deliverHeld() -> Bool {
-    if _status._isActive.load(ordering: .acquiring) {
+    if _status.isActive(.acquiring) {
       _deliver?(self)
-      if _status._isActive.load(ordering: .relaxed) { return true }
+      if _status.isActive(.relaxed) { return true }
     }
-    return _status._isRemoved.load(ordering: .relaxed)
+    return _status.isRemoved
   }
 
   /// Drops the steps and the subscriber's closure, with what they capture; for a removed

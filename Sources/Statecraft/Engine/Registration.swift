@@ -44,7 +44,7 @@ extension SubscriptionHost {
   @MainActor
   @usableFromInline
   func deliverFirstState(to entry: SubscriptionEntry<State>) {
-    guard entry.status._isActive.load(ordering: .acquiring),
+    guard entry.status.isActive(.acquiring),
       let (state, version) = subscribedState
     else { return }
     deliverFirst { entry.deliverInitial(state, version: version) }

@@ -83,10 +83,10 @@ struct Registry<State: Sendable>: Sendable {
   @inlinable @discardableResult
   mutating func deactivate(_ entry: SubscriptionEntry<State>) -> Bool {
     entry.status.markGone()
-    guard !entry.status._isRemoved.exchange(true, ordering: .relaxed) else { return false }
+    guard !entry.status.markRemoved() else { return false }
     inactiveCount += 1
     if inactiveCount >= 32, inactiveCount * 2 >= _entries.count {
-      _entries.removeAll { $0.status._isRemoved.load(ordering: .relaxed) }
+      _entries.removeAll { $0.status.isRemoved }
       _addresses.removeAll(keepingCapacity: true)
       for entry in _entries {
         _addresses.append(address(of: entry))

@@ -35,7 +35,7 @@ public final class SubscriptionToken: Sendable {
   public func cancel() {
     // Cleared here first, so that a round running on the main queue delivers nothing more
     // even before the registry's lock is taken; the exchange makes a second call do nothing.
-    guard status._isActive.exchange(false, ordering: .acquiringAndReleasing) else { return }
+    guard status.end() else { return }
     store?.removeSubscription(status: status)
   }
 }
