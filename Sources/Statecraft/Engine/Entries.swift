@@ -122,7 +122,7 @@ class SubscriptionEntry<State: Sendable>: Sendable {
     _status = status
   }
 
-  /// Drops what the subclass keeps of the user's: its steps and the last value.
+  /// Drops what a subclass keeps of the user's values, once the calls are dropped.
   @usableFromInline
   nonisolated func dropSteps() {}
 
@@ -186,13 +186,14 @@ class SubscriptionEntry<State: Sendable>: Sendable {
   }
 }
 
-/// A subscription that keeps the value it hands over last: one `select` of the state, which skips
-/// a value its equality says repeats the last one, the shape of most subscriptions.
+/// A subscription that keeps the value it hands over: one `select` of the state, skipping a value
+/// its equality says repeats the last one (the shape of most subscriptions).
 ///
-/// The value is the one the `select` ran by its ``SelectingSteps`` kept last, and the one a round's
-/// second phase hands over: a `select` followed by a skip passes on at most one value a state. A
-/// closure subscription is this class; a subscriber object's is ``SubscriberEntry``. Either, built
-/// from other steps, keeps none. Used only on the main queue.
+/// Its ``SelectingSteps`` keep here the value they selected last; that is also the value a
+/// round's second phase hands over, since a `select` followed by a skip passes on at most one
+/// value a state. A closure subscription's entry is this class, a subscriber object's a
+/// ``SubscriberEntry``; built from other steps, either keeps nothing here. Used only on the main
+/// queue.
 @usableFromInline
 class SelectingEntry<State: Sendable, Previous: PreviousSlot>: SubscriptionEntry<State> {
   // Unchecked, and nonisolated(unsafe): touched only on the main queue, by a round's phases, which
