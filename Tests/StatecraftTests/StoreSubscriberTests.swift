@@ -24,12 +24,7 @@ import Testing
   /// A step that skips repeats keeps the last value it selected; ending the subscription
   /// releases it, for a `select` followed by a filter and for a filter alone.
   @Test func theValueAStepKeepsGoesWithItsSubscription() {
-    let store = Store<TagState>(
-      reducer: { action, state in
-        var state = state ?? TagState()
-        if action is NewTag { state.tag = Tag() }
-        return state
-      }, state: nil, automaticallySkipsRepeats: false)
+    let store = makeTagStore()
     weak var firstTag: Tag?
     firstTag = store.state.tag
     let selecting = TagCounter()
@@ -48,12 +43,7 @@ import Testing
   /// registry until it compacts; ending the subscription releases the value at once, for a
   /// subscriber object, a closure subscription and a subscriber of the whole state.
   @Test func theValueASelectKeepsGoesWithItsSubscription() {
-    let store = Store<TagState>(
-      reducer: { action, state in
-        var state = state ?? TagState()
-        if action is NewTag { state.tag = Tag() }
-        return state
-      }, state: nil, automaticallySkipsRepeats: false)
+    let store = makeTagStore()
     weak var firstTag: Tag?
     firstTag = store.state.tag
     let selecting = TagCounter()
@@ -291,6 +281,18 @@ private final class SelfUnsubscribingView: StoreSubscriber {
 private final class Tag: Sendable {}
 private struct TagState: Sendable { var tag = Tag() }
 private struct NewTag: Action {}
+
+/// A store whose `NewTag` replaces the tag, and that delivers every state (no automatic
+/// skip-repeats).
+@MainActor
+private func makeTagStore() -> Store<TagState> {
+  Store<TagState>(
+    reducer: { action, state in
+      var state = state ?? TagState()
+      if action is NewTag { state.tag = Tag() }
+      return state
+    }, state: nil, automaticallySkipsRepeats: false)
+}
 
 /// Counts what it receives and keeps none of it.
 private final class TagCounter: StoreSubscriber {
