@@ -104,6 +104,37 @@ import Testing
     #expect(recorder.values == [0, 11])
   }
 
+  /// The store's automatic skip-repeats after a skip of the user's compares with the last value
+  /// that skip passed, not the last one it saw: a skip of `count` rising by one lets 0 after 1
+  /// through, and the automatic skip then stops it, as the last value delivered is 0.
+  @Test func theAutomaticSkipComparesWithTheLastValueTheUsersSkipPassed() {
+    let store = makeStore()
+    let recorder = Recorder<Int>()
+    let token = store.subscribe(
+      { $0.select(\.count).skip(when: { $1 == $0 + 1 }) },
+      receive: { recorder.newState(state: $0) })
+    let objectRecorder = Recorder<Int>()
+    store.subscribe(objectRecorder) { $0.select(\.count).skip(when: { $1 == $0 + 1 }) }
+    store.dispatch(Add(amount: 1))  // 1: skipped by the user's skip
+    store.dispatch(Add(amount: -1))  // 0: passes it, equal to the last delivered
+    store.dispatch(Add(amount: 5))  // 5
+    #expect(recorder.values == [0, 5])
+    #expect(objectRecorder.values == [0, 5])
+    token.cancel()
+  }
+
+  /// `skipRepeats()` written out, as ReSwift code does, after the store's own: the same values.
+  @Test func anExplicitSkipRepeatsWithTheAutomaticOneDeliversEachChangeOnce() {
+    let store = makeStore()
+    let recorder = Recorder<Int>()
+    store.subscribe(recorder) { $0.select(\.count).skipRepeats() }
+    store.dispatch(SetLabel(label: "x"))
+    store.dispatch(Increment())
+    store.dispatch(Add(amount: 0))
+    store.dispatch(Increment())
+    #expect(recorder.values == [0, 1, 2])
+  }
+
   @Test func onlyWhenDeliversWhatThePredicateAccepts() {
     let store = makeStore()
     let recorder = Recorder<Int>()

@@ -1,10 +1,10 @@
 import StatecraftAtomics
 import StatecraftPrimitives
 
-// A subscription built from steps (Subscription.swift): the step most have, and the receivers that
-// keep what they select until a round's second phase hands it over.
-// One `select` of the state needs none of this: a `SelectingEntry` (Entries.swift) does it in one
-// object.
+// A subscription built from steps (Subscription.swift): what a `select` builds from, the step most
+// have, and the receivers that keep what they select until a round's second phase hands it over.
+// One `select` of the state, followed by `skipRepeats()` or not, runs none of it: a
+// `SelectingEntry` (Entries.swift) runs it in one object.
 
 /// A step that selects a value from each value it receives and passes it on unless it repeats
 /// the one selected before: `select` followed by `skip(when:)`, the steps most subscriptions
@@ -45,6 +45,39 @@ final class SkippingStep<Input, Previous: PreviousSlot> {
     swap(&old, &_previous)
     if let old = old.slotValue, _isRepeat(old, new) { return }
     _downstream(new)
+  }
+}
+
+/// What a `select` builds from: the step before it and the selector, in one object, which the
+/// closures of the subscription it returns capture alone, so that they need no context.
+@usableFromInline
+final class SelectSource<State, Substate> {
+  @usableFromInline let _attach: (_ downstream: @escaping (State) -> Void) -> Void
+  @usableFromInline let _selector: (State) -> Substate
+
+  @usableFromInline
+  init(
+    attach: @escaping (_ downstream: @escaping (State) -> Void) -> Void,
+    selector: @escaping (State) -> Substate
+  ) {
+    _attach = attach
+    _selector = selector
+  }
+
+  @inlinable
+  func attach(_ downstream: @escaping (Substate) -> Void) {
+    let selector = _selector
+    _attach { downstream(selector($0)) }
+  }
+
+  /// The selection followed by `skip(when: isRepeat)`, as one step.
+  @inlinable
+  func thenSkip(_ isRepeat: @escaping (Substate, Substate) -> Bool) -> Subscription<Substate> {
+    Subscription<Substate> { [self] downstream in
+      let step = SkippingStep<State, Substate?>(
+        select: _selector, isRepeat: isRepeat, downstream: downstream)
+      _attach { step.receive($0) }
+    }
   }
 }
 

@@ -47,14 +47,31 @@ public struct Subscription<State> {
   /// equal to the previous one as one step that knows an unchanged computation is a repeat.
   @usableFromInline var _selectThenSkipEqual:
     ((_ isEqual: @escaping (State, State) -> Bool) -> Subscription<State>)?
-  /// Whether this step filters the values it passes on (`skip(when:)` and the steps built on
-  /// it), so that a subscriber of a type that is not `Equatable` still skips repeats.
-  @usableFromInline var _isFiltered = false
+  /// `_isFiltered` and `_rootSkipsRepeats`, in one byte: a stored field more makes the compiler
+  /// copy the whole struct through its generic value witnesses on every subscribe.
+  @usableFromInline var _marks: UInt8 = 0
   /// Set on the subscription `subscribe` starts from: names its entry.
   @usableFromInline var _root: ObjectIdentifier?
   /// Set when this step is a `select` of the subscription `subscribe` starts from: its entry,
   /// and the `SelectSource`, whose selector a subscriber object's entry then runs itself.
   @usableFromInline var _rootSelection: (root: ObjectIdentifier, source: AnyObject)?
+
+  /// Whether this step filters the values it passes on (`skip(when:)` and the steps built on
+  /// it), so that a subscriber of a type that is not `Equatable` still skips repeats.
+  @inlinable
+  var _isFiltered: Bool {
+    get { _marks & 1 != 0 }
+    set { _marks = newValue ? _marks | 1 : _marks & ~1 }
+  }
+
+  /// Whether this step is `skipRepeats()` right after a `select` of the subscription `subscribe`
+  /// starts from, ReSwift's usual shape: the entry then runs the `select` and the type's `==`
+  /// itself.
+  @inlinable
+  var _rootSkipsRepeats: Bool {
+    get { _marks & 2 != 0 }
+    set { _marks = newValue ? _marks | 2 : _marks & ~2 }
+  }
 
   @usableFromInline
   init(attach: @escaping (_ downstream: @escaping (State) -> Void) -> Void) {
@@ -208,7 +225,12 @@ extension Subscription where State: Equatable {
   /// - Returns: A subscription that delivers only changed values.
   /// - Complexity: O(1) to build; one `==` per value this step sees.
   @inlinable public func skipRepeats() -> Subscription<State> {
-    _skipEqual { $0 == $1 }
+    var filtered = _skipEqual { $0 == $1 }
+    if _selectThenSkip != nil, let _rootSelection {  // a `select` of the root
+      filtered._rootSelection = _rootSelection
+      filtered._rootSkipsRepeats = true
+    }
+    return filtered
   }
 }
 
@@ -264,12 +286,15 @@ extension Store {
     let selection = transform(Subscription(root: entry))
     if let (root, source) = selection._rootSelection, root == ObjectIdentifier(entry) {
       // Made by `select` on `entry`'s root, a `Subscription<State>`, as a
-      // `Subscription<SelectedState>`.
+      // `Subscription<SelectedState>`; then `skipRepeats()`, maybe, which the store's automatic
+      // skip after it adds nothing to.
       let source = knownObject(source, as: SelectSource<State, SelectedState>.self)
       // Not `??`: a closure through a generic function is called through two thunks.
       let steps =
         if let isRepeat = automaticRepeats(of: selection, repeats) {
           SelectingSteps(select: source._selector, isRepeat: isRepeat, entry: entry)
+        } else if selection._rootSkipsRepeats, let repeats {
+          SelectingSteps(select: source._selector, isRepeat: repeats, entry: entry)
         } else {
           SelectingSteps(select: source._selector, isRepeat: { _, _ in false }, entry: entry)
         }
@@ -324,6 +349,9 @@ extension Store {
         if let isRepeat = automaticRepeats(of: selection, repeats) {
           ReceivingSteps(
             select: source._selector, isRepeat: isRepeat, receive: receive, entry: entry)
+        } else if selection._rootSkipsRepeats, let repeats {
+          ReceivingSteps(
+            select: source._selector, isRepeat: repeats, receive: receive, entry: entry)
         } else {
           ReceivingSteps(
             select: source._selector, isRepeat: { _, _ in false }, receive: receive, entry: entry)
@@ -335,38 +363,5 @@ extension Store {
       attach(selection, repeats: repeats) { receiver.hold($0) }
     }
     return _engine.registerToken(entry)
-  }
-}
-
-/// What a `select` builds from: the step before it and the selector, in one object, which the
-/// closures of the subscription it returns capture alone, so that they need no context.
-@usableFromInline
-final class SelectSource<State, Substate> {
-  @usableFromInline let _attach: (_ downstream: @escaping (State) -> Void) -> Void
-  @usableFromInline let _selector: (State) -> Substate
-
-  @usableFromInline
-  init(
-    attach: @escaping (_ downstream: @escaping (State) -> Void) -> Void,
-    selector: @escaping (State) -> Substate
-  ) {
-    _attach = attach
-    _selector = selector
-  }
-
-  @inlinable
-  func attach(_ downstream: @escaping (Substate) -> Void) {
-    let selector = _selector
-    _attach { downstream(selector($0)) }
-  }
-
-  /// The selection followed by `skip(when: isRepeat)`, as one step.
-  @inlinable
-  func thenSkip(_ isRepeat: @escaping (Substate, Substate) -> Bool) -> Subscription<Substate> {
-    Subscription<Substate> { [self] downstream in
-      let step = SkippingStep<State, Substate?>(
-        select: _selector, isRepeat: isRepeat, downstream: downstream)
-      _attach { step.receive($0) }
-    }
   }
 }
