@@ -284,10 +284,12 @@ extension Store {
     let status = SubscriptionStatus()
     let entry = SubscriberEntry<State, Subscriber, SelectedState?>(subscriber, status: status)
     let selection = transform(Subscription(root: entry))
-    if let (root, source) = selection._rootSelection, root == ObjectIdentifier(entry) {
+    if let (root, source) = selection._rootSelection, root == ObjectIdentifier(entry),
+      !selection._rootSkipsRepeats || repeats != nil
+    {
       // Made by `select` on `entry`'s root, a `Subscription<State>`, as a
       // `Subscription<SelectedState>`; then `skipRepeats()`, maybe, which the store's automatic
-      // skip after it adds nothing to.
+      // skip after it adds nothing to, and which `repeats` is then.
       let source = knownObject(source, as: SelectSource<State, SelectedState>.self)
       // Not `??`: a closure through a generic function is called through two thunks.
       let steps =
@@ -341,7 +343,9 @@ extension Store {
     let status = SubscriptionStatus()
     let entry = SelectingEntry<State, SelectedState?>(owner: nil, status: status)
     let selection = transform(Subscription(root: entry))
-    if let (root, source) = selection._rootSelection, root == ObjectIdentifier(entry) {
+    if let (root, source) = selection._rootSelection, root == ObjectIdentifier(entry),
+      !selection._rootSkipsRepeats || repeats != nil
+    {
       // As in the object `connect`.
       let source = knownObject(source, as: SelectSource<State, SelectedState>.self)
       // Not `??`, as there.
