@@ -254,6 +254,23 @@ extension Store {
     return repeats
   }
 
+  /// The steps `make` builds for a `select` of a subscription's root, with the equality its
+  /// entry runs: the store's automatic skip-repeats, else `skipRepeats()`'s, else none.
+  ///
+  /// `make` takes the equality, not this function's result: a closure returned through a
+  /// generic function, as through `??`, is called through two thunks.
+  @MainActor
+  @inlinable
+  func selectingSteps<SelectedState, Steps>(
+    of selection: Subscription<SelectedState>,
+    repeats: ((SelectedState, SelectedState) -> Bool)?,
+    _ make: (_ isRepeat: @escaping (SelectedState, SelectedState) -> Bool) -> Steps
+  ) -> Steps {
+    if let isRepeat = automaticRepeats(of: selection, repeats) { return make(isRepeat) }
+    if selection._rootSkipsRepeats, let repeats { return make(repeats) }
+    return make { _, _ in false }
+  }
+
   /// Ends the steps of `selection`, built on `entry`'s root, in `receive`, the receiver's
   /// `hold`, after the store's automatic skip-repeats with `repeats`.
   @MainActor
@@ -291,16 +308,10 @@ extension Store {
       // `Subscription<SelectedState>`; then `skipRepeats()`, maybe, which the store's automatic
       // skip after it adds nothing to, and which `repeats` is then.
       let source = knownObject(source, as: SelectSource<State, SelectedState>.self)
-      // Not `??`: a closure through a generic function is called through two thunks.
-      let steps =
-        if let isRepeat = automaticRepeats(of: selection, repeats) {
-          SelectingSteps(select: source._selector, isRepeat: isRepeat, entry: entry)
-        } else if selection._rootSkipsRepeats, let repeats {
-          SelectingSteps(select: source._selector, isRepeat: repeats, entry: entry)
-        } else {
-          SelectingSteps(select: source._selector, isRepeat: { _, _ in false }, entry: entry)
-        }
-      entry.run(steps)
+      entry.run(
+        selectingSteps(of: selection, repeats: repeats) {
+          SelectingSteps(select: source._selector, isRepeat: $0, entry: entry)
+        })
     } else {
       let receiver = SubscriberReceiver<Subscriber, HeldValues<SelectedState>>(
         subscriber, status: status)
@@ -348,19 +359,10 @@ extension Store {
     {
       // As in the object `connect`.
       let source = knownObject(source, as: SelectSource<State, SelectedState>.self)
-      // Not `??`, as there.
-      let steps =
-        if let isRepeat = automaticRepeats(of: selection, repeats) {
-          ReceivingSteps(
-            select: source._selector, isRepeat: isRepeat, receive: receive, entry: entry)
-        } else if selection._rootSkipsRepeats, let repeats {
-          ReceivingSteps(
-            select: source._selector, isRepeat: repeats, receive: receive, entry: entry)
-        } else {
-          ReceivingSteps(
-            select: source._selector, isRepeat: { _, _ in false }, receive: receive, entry: entry)
-        }
-      entry.run(receiving: steps)
+      entry.run(
+        receiving: selectingSteps(of: selection, repeats: repeats) {
+          ReceivingSteps(select: source._selector, isRepeat: $0, receive: receive, entry: entry)
+        })
     } else {
       let receiver = ClosureReceiver<HeldValues<SelectedState>>(status: status, receive: receive)
       entry._deliver = { _ in receiver.deliverHeld() }
