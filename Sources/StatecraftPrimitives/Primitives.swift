@@ -274,6 +274,21 @@ package struct AtomicWord<Value: AtomicWordRepresentable> {
   }
 }
 
+extension AtomicWord {
+  /// The word that is `object`'s first stored property, for an object that would otherwise need
+  /// an allocation of its own for it.
+  ///
+  /// `object`'s class, or the root class it descends from, must declare a `UInt64` first, which
+  /// Swift code does not touch after `init`: a class's stored properties follow its header in the
+  /// order they are declared, its superclass's first, which is where
+  /// `_getUnsafePointerToStoredProperties` points (the standard library's way for swift-atomics'
+  /// `ManagedAtomic`). Usable while `object` is kept.
+  @inlinable
+  package init(firstStoredPropertyOf object: AnyObject) {
+    self.init(_getUnsafePointerToStoredProperties(object).assumingMemoryBound(to: UInt64.self))
+  }
+}
+
 extension AtomicWord where Value == UInt64 {
   /// Sets the bits of `mask`; returns the word before.
   @inlinable

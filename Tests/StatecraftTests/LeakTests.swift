@@ -318,6 +318,29 @@ extension LeakTests {
     token?.cancel()  // does nothing now
   }
 
+  /// The token holds its subscription's entry: a store that goes drops the closures of the
+  /// subscriptions whose tokens outlive it.
+  @MainActor
+  @Test func aTokenKeptPastItsStoreDoesNotKeepItsClosure() {
+    let census = Census()
+    weak var weakStore: Store<TestState>?
+    var tokens: [SubscriptionToken] = []
+    do {
+      let store = makeStore()
+      let canary = Canary(census)
+      tokens.append(
+        store.subscribe({ $0.select(\.count) }, receive: { _ in withExtendedLifetime(canary) {} }))
+      tokens.append(
+        store.subscribe(
+          { $0.select(\.count).skip(when: { $0 == $1 + canary.number * 0 }) }, receive: { _ in }))
+      store.dispatch(Increment())
+      weakStore = store
+    }
+    #expect(weakStore == nil)
+    #expect(census.alive == 0)
+    for token in tokens { token.cancel() }  // does nothing now
+  }
+
   /// A scope whose last subscriber is deallocated leaves its root once a round finds it gone.
   @MainActor
   @Test func aScopeWhoseSubscriberIsGoneLeavesItsRoot() {

@@ -5,85 +5,89 @@ import StatecraftPrimitives
 // round's phases (Delivery.swift). The shape most subscriptions have, one `select` of the state,
 // is one `SelectingEntry`; any other is built from steps (Subscriptions/Steps.swift).
 
-/// Whether a subscription still delivers: three atomic words in one allocation, shared by its
-/// entry, its last step and its token.
+/// Whether a subscription still delivers, and what a round's phases note on it: the root class
+/// of its entry, which its token and its last step also hold.
 ///
-/// The last step holds it (not the entry weakly) to mark the subscription gone when it finds the
-/// subscriber deallocated: a weak reference would move the entry's reference counts to the slow
-/// path on every notification.
-@usableFromInline @frozen
-struct SubscriptionStatus: Sendable {
-  @usableFromInline let _words: AtomicWords
+/// Not an allocation of its own: the flags word is the object's first stored property, reached
+/// only atomically (`AtomicWord(firstStoredPropertyOf:)`). The last step refers to it to mark the
+/// subscription gone when it finds the subscriber deallocated; the token holds it strongly, and a
+/// registry that goes drops its entries' steps, so that the user's closures go with the store.
+@MainActor
+@usableFromInline
+class SubscriptionStatus: Sendable {
+  // Reached only through `_flags`, atomically: never read or written here after `init`.
+  nonisolated(unsafe) private final var _flagsStorage: UInt64
+  /// The version of the state delivered on subscribing; later deliveries must be newer.
+  ///
+  /// `UInt64.max` until a subscription made off the main queue gets its first state there; set
+  /// before the entry is shared or on the main queue, and read only there.
+  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _startVersion: UInt64
+  /// Set when the subscription's steps hold a value for the subscriber.
+  ///
+  /// A round's first phase ran them under the state lock, and its second phase hands the value
+  /// over (C13). Touched only on the main queue.
+  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _isHolding: Bool
 
   @usableFromInline
-  init() {
-    _words = AtomicWords(count: 3)
-    _flags.store(SubscriptionStatus.active, ordering: .relaxed)
+  nonisolated init() {
+    _flagsStorage = 0x5CA1_AB1E
+    _startVersion = 0
+    _isHolding = false
+    assert(
+      _flags.load(ordering: .relaxed) == 0x5CA1_AB1E, "the flags word is the first stored property")
+    _flagsStorage = SubscriptionStatus.active
   }
 
   /// Names the subscription, for the registry and the token.
   @inlinable
-  var identity: ObjectIdentifier { _words.identity }
+  nonisolated final var identity: ObjectIdentifier { ObjectIdentifier(self) }
 
   /// Whether the subscription still delivers, and whether the registry counted it removed.
   ///
   /// The active bit is cleared by removal (any thread) or when the subscriber is found
   /// deallocated, and checked just before each delivery, so removal during a notification round
-  /// takes effect at once. The removed bit is set under the bookkeeping lock. One word for both,
-  /// so that the status is three words, which the allocator gives 48 bytes rather than 64.
+  /// takes effect at once. The removed bit is set under the bookkeeping lock.
   @inlinable
-  var _flags: AtomicWord<UInt64> { _words[0] }
+  nonisolated final var _flags: AtomicWord<UInt64> { AtomicWord(firstStoredPropertyOf: self) }
 
   @inlinable
-  static var active: UInt64 { 1 }
+  nonisolated static var active: UInt64 { 1 }
 
   @inlinable
-  static var removed: UInt64 { 2 }
+  nonisolated static var removed: UInt64 { 2 }
 
   @inlinable
-  func isActive(_ ordering: AtomicOrdering) -> Bool {
+  nonisolated final func isActive(_ ordering: AtomicOrdering) -> Bool {
     _flags.load(ordering: ordering) & SubscriptionStatus.active != 0
   }
 
   @inlinable
-  var isRemoved: Bool { _flags.load(ordering: .relaxed) & SubscriptionStatus.removed != 0 }
+  nonisolated final var isRemoved: Bool {
+    _flags.load(ordering: .relaxed) & SubscriptionStatus.removed != 0
+  }
 
   /// Marks the subscription counted as removed; returns whether it was already.
   @inlinable
-  func markRemoved() -> Bool {
+  nonisolated final func markRemoved() -> Bool {
     _flags.setBits(SubscriptionStatus.removed, ordering: .relaxed) & SubscriptionStatus.removed != 0
   }
 
   /// Clears the active bit; returns whether it was set, so that of two threads ending the
   /// subscription one alone goes on.
   @inlinable
-  func end() -> Bool {
+  nonisolated final func end() -> Bool {
     _flags.clearBits(SubscriptionStatus.active, ordering: .acquiringAndReleasing)
       & SubscriptionStatus.active != 0
   }
 
-  /// The version of the state delivered on subscribing; later deliveries must be newer.
-  ///
-  /// `UInt64.max` until a subscription made off the main queue gets its first state there; set
-  /// before the entry is shared or on the main queue, and read only there.
-  @inlinable
-  var _startVersion: AtomicWord<UInt64> { _words[1] }
-
-  /// Set when the subscription's steps hold a value for the subscriber.
-  ///
-  /// A round's first phase ran them under the state lock, and its second phase hands the value
-  /// over (C13). Touched only on the main queue.
-  @inlinable
-  var _isHolding: AtomicWord<Bool> { _words[2] }
-
   @usableFromInline
-  func markGone() {
+  nonisolated final func markGone() {
     _flags.clearBits(SubscriptionStatus.active, ordering: .releasing)
   }
 }
 
-/// One subscription, as the registry keeps it and a round feeds it: the identity it is registered
-/// under, its status, and the two calls of a round's phases.
+/// One subscription, as the registry keeps it and a round feeds it: its status, the identity it is
+/// registered under, and the two calls of a round's phases.
 ///
 /// The calls are closures made where the app's types are concrete, so that they run specialized:
 /// a subclass's method called through the class's table would run generic, looking its types up
@@ -93,11 +97,11 @@ struct SubscriptionStatus: Sendable {
 /// root is an entry of this class, with calls of its own.
 @MainActor
 @usableFromInline
-class SubscriptionEntry<State: Sendable>: Sendable {
-  /// Names the subscription in the registry: its subscriber object, for `unsubscribe(_:)`, or,
-  /// for one without (a closure subscription, a scope's node), its status, which its token holds.
-  @usableFromInline nonisolated final let key: ObjectIdentifier
-  @usableFromInline nonisolated final let _status: SubscriptionStatus
+class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
+  /// The subscriber object's identity, for `unsubscribe(_:)`; `nil` for a subscription without
+  /// one (a closure subscription, a scope's node), which its token or its scope names by the
+  /// entry's own.
+  @usableFromInline nonisolated final let _owner: ObjectIdentifier?
   /// Runs the steps on a state, in a round's first phase (under the state lock) and in
   /// `deliverInitial`; they mark the status holding when they keep a value for the subscriber.
   ///
@@ -110,16 +114,16 @@ class SubscriptionEntry<State: Sendable>: Sendable {
   @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _deliver:
     ((SubscriptionEntry<State>) -> Void)?
 
+  /// Names the subscription in the registry.
   @inlinable
-  nonisolated final var status: SubscriptionStatus { _status }
+  nonisolated final var key: ObjectIdentifier { _owner ?? identity }
 
   /// Makes an entry whose calls are set when its steps are built: by a `select` of the state
   /// (``SelectingEntry``), else by the first of the steps (`Subscription.init(root:)`) and the
   /// receiver at their end.
   @usableFromInline
-  init(owner: ObjectIdentifier?, status: SubscriptionStatus) {
-    key = owner ?? status.identity
-    _status = status
+  nonisolated init(owner: ObjectIdentifier?) {
+    _owner = owner
   }
 
   /// Drops what a subclass keeps of the user's values, once the calls are dropped.
@@ -138,12 +142,12 @@ class SubscriptionEntry<State: Sendable>: Sendable {
   @inlinable
   nonisolated final func select(_ state: State, version: UInt64) -> Bool {
     assert(MainQueue.isCurrent, "a subscription delivers only on the main queue")
-    if _status.isActive(.acquiring) {
-      guard version > _status._startVersion.load(ordering: .relaxed) else { return false }
+    if isActive(.acquiring) {
+      guard version > _startVersion else { return false }
       _run?(state)
-      return _status._isHolding.load(ordering: .relaxed)
+      return _isHolding
     }
-    return !_status.isRemoved
+    return !isRemoved
   }
 
   /// A round's second phase: hands the value the first phase held to the subscriber, outside the
@@ -152,11 +156,11 @@ class SubscriptionEntry<State: Sendable>: Sendable {
   /// Returns `false` if the subscription turned out to be gone.
   @inlinable
   nonisolated final func deliverHeld() -> Bool {
-    if _status.isActive(.acquiring) {
+    if isActive(.acquiring) {
       _deliver?(self)
-      if _status.isActive(.relaxed) { return true }
+      if isActive(.relaxed) { return true }
     }
-    return _status.isRemoved
+    return isRemoved
   }
 
   /// Drops the steps and the subscriber's closure, with what they capture; for a removed
@@ -180,9 +184,9 @@ class SubscriptionEntry<State: Sendable>: Sendable {
   /// queue only.
   @inlinable
   nonisolated final func deliverInitial(_ state: State, version: UInt64) {
-    _status._startVersion.store(version, ordering: .relaxed)
+    _startVersion = version
     _run?(state)
-    if _status._isHolding.load(ordering: .relaxed) { _deliver?(self) }
+    if _isHolding { _deliver?(self) }
   }
 }
 
@@ -201,9 +205,9 @@ class SelectingEntry<State: Sendable, Previous: PreviousSlot>: SubscriptionEntry
   @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _previous: Previous
 
   @usableFromInline
-  override init(owner: ObjectIdentifier?, status: SubscriptionStatus) {
+  override nonisolated init(owner: ObjectIdentifier?) {
     _previous = .none
-    super.init(owner: owner, status: status)
+    super.init(owner: owner)
   }
 
   /// Makes the entry run `steps` and hand what they keep to their closure: a closure
@@ -215,7 +219,7 @@ class SelectingEntry<State: Sendable, Previous: PreviousSlot>: SubscriptionEntry
     _deliver = {
       // The entry calls its calls with itself alone.
       let entry = knownObject($0, as: SelectingEntry.self)
-      entry._status._isHolding.store(false, ordering: .relaxed)
+      entry._isHolding = false
       if let value = entry._previous.slotValue { steps._receive(value) }
     }
   }
@@ -234,9 +238,9 @@ where Previous.Value == Subscriber.StoreSubscriberStateType {
   @usableFromInline nonisolated(unsafe) weak let _subscriber: Subscriber?
 
   @usableFromInline
-  init(_ subscriber: Subscriber, status: SubscriptionStatus) {
+  init(_ subscriber: Subscriber) {
     _subscriber = subscriber
-    super.init(owner: ObjectIdentifier(subscriber), status: status)
+    super.init(owner: ObjectIdentifier(subscriber))
   }
 
   /// Makes the entry run `steps` and hand what they keep to the subscriber: its calls, made
@@ -254,9 +258,9 @@ where Previous.Value == Subscriber.StoreSubscriberStateType {
   @MainActor
   @inlinable
   func deliverLast() {
-    _status._isHolding.store(false, ordering: .relaxed)
+    _isHolding = false
     guard let subscriber = _subscriber else {
-      _status.markGone()
+      markGone()
       return
     }
     guard let value = _previous.slotValue else { return }
@@ -313,7 +317,7 @@ class SelectingSteps<State: Sendable, Previous: PreviousSlot> {
       var old = Previous(new)
       swap(&old, &entry._previous)
       if let old = old.slotValue, _isRepeat(old, new) { return }
-      entry._status._isHolding.store(true, ordering: .relaxed)
+      entry._isHolding = true
     }
   }
 }

@@ -23,7 +23,7 @@ extension SubscriptionHost {
     countAdded()
     guard let (state, version) = subscribedState else { Misuse.noState() }
     let isMainQueue = MainQueue.isCurrent
-    entry.status._startVersion.store(isMainQueue ? version : .max, ordering: .relaxed)
+    entry._startVersion = isMainQueue ? version : .max
     if isMainQueue { forgetRegistryCopy() }
     let (replaced, count) = withRegistry { ($0.add(entry), $0._entries.count) }
     if let replaced {
@@ -44,7 +44,7 @@ extension SubscriptionHost {
   @MainActor
   @usableFromInline
   func deliverFirstState(to entry: SubscriptionEntry<State>) {
-    guard entry.status.isActive(.acquiring),
+    guard entry.isActive(.acquiring),
       let (state, version) = subscribedState
     else { return }
     deliverFirst { entry.deliverInitial(state, version: version) }
@@ -52,13 +52,13 @@ extension SubscriptionHost {
 
   /// Registers a closure subscription and returns the token that ends it.
   ///
-  /// The registry alone owns the entry, so releasing the store releases the closure, which lets
-  /// a stream built on it finish. The token holds the engine weakly and names the entry by its
-  /// status.
+  /// The token holds the engine weakly and the entry as its status; a store that goes drops its
+  /// entries' steps, so releasing the store releases the closure, which lets a stream built on it
+  /// finish.
   @MainActor
   @usableFromInline
   func token(for entry: SubscriptionEntry<State>) -> SubscriptionToken {
-    SubscriptionToken(store: self, status: entry.status)
+    SubscriptionToken(store: self, status: entry)
   }
 
   /// Removes the subscription of `owner`; inlinable, as `add`.

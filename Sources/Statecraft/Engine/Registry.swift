@@ -15,10 +15,10 @@ struct Registry<State: Sendable>: Sendable {
   /// and an array of `Unmanaged<SubscriptionEntry<State>>` would look its metadata up on each
   /// change.
   @usableFromInline var _addresses: [UInt] = []
-  /// The entries by their key: a subscriber object's identity, or for a closure subscription its
-  /// status's, by which its token names it: the token holds the status strongly, because a weak
-  /// reference to the entry would put every retain and release of it in the notification loop on
-  /// the runtime's slow path.
+  /// The entries by their key: a subscriber object's identity, or for a closure subscription the
+  /// entry's own, by which its token names it: the token holds the entry strongly, because a weak
+  /// reference to it would put every retain and release of it in the notification loop on the
+  /// runtime's slow path.
   @usableFromInline var byKey: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
   @usableFromInline var inactiveCount = 0
   /// Counts the changes of `_entries`, modulo 2³², for the rounds' copies of them.
@@ -40,13 +40,16 @@ struct Registry<State: Sendable>: Sendable {
     words?.registryChanged()
   }
 
-  /// Removes every entry, for a store that is gone.
-  mutating func removeAll() {
-    for entry in _entries { entry.status.markGone() }
+  /// Removes every entry, for a store that is gone; returns them, for their steps to be dropped
+  /// outside the lock (a token may keep its entry past the store).
+  mutating func removeAll() -> [SubscriptionEntry<State>] {
+    let entries = _entries
+    for entry in entries { entry.markGone() }
     _entries = []
     _addresses = []
     byKey = [:]
     inactiveCount = 0
+    return entries
   }
 
   /// Adds `entry` at the end; an entry of the same subscriber object is replaced.
@@ -82,11 +85,11 @@ struct Registry<State: Sendable>: Sendable {
 
   @inlinable @discardableResult
   mutating func deactivate(_ entry: SubscriptionEntry<State>) -> Bool {
-    entry.status.markGone()
-    guard !entry.status.markRemoved() else { return false }
+    entry.markGone()
+    guard !entry.markRemoved() else { return false }
     inactiveCount += 1
     if inactiveCount >= 32, inactiveCount * 2 >= _entries.count {
-      _entries.removeAll { $0.status.isRemoved }
+      _entries.removeAll { $0.isRemoved }
       _addresses.removeAll(keepingCapacity: true)
       for entry in _entries {
         _addresses.append(address(of: entry))
@@ -130,7 +133,7 @@ protocol SubscriptionHost<State>: SubscriptionRemoving {
 // MARK: Removing a subscription, which a token, a round or the flow of subscribing asks
 
 extension SubscriptionHost {
-  /// Removes the closure subscription whose status is `status`: its token ended it.
+  /// Removes the closure subscription whose entry is `status`: its token ended it.
   @usableFromInline
   func removeSubscription(status: SubscriptionStatus) {
     removeEntry { $0.remove(key: status.identity) }

@@ -32,6 +32,8 @@ final class ScopeCore<Slice: Sendable>: StoreEngine, SubscriptionHost {
 
   deinit {
     pass.deallocate()
+    // A token may keep its entry past the scope: its closure goes with the scope.
+    for entry in books.withLock({ $0.registry.removeAll() }) { entry.releaseSteps() }
   }
 
   /// Sends `action` to the root, through its middleware, as the root's own middleware would.
@@ -135,10 +137,10 @@ final class ScopeCore<Slice: Sendable>: StoreEngine, SubscriptionHost {
     let node = books.withLock { books -> SubscriptionStatus? in
       books.count += 1
       guard books.node == nil else { return nil }
-      books.node = SubscriptionStatus()
+      books.node = makeNode()
       return books.node
     }
-    if let node { attach(node) }
+    if let node { _access.register(node) }
   }
 
   /// The last subscription removes the node from the root.
@@ -186,31 +188,26 @@ final class ScopeCore<Slice: Sendable>: StoreEngine, SubscriptionHost {
     root?.deliverFirst(deliver)
   }
 
-  /// Registers the node in the root: a subscription whose steps select the slice, skip its
-  /// repeats and run the scope's subscriptions' first phase, and whose delivery runs their second.
+  /// Makes the node, the root's entry for this scope: a subscription whose steps select the
+  /// slice, skip its repeats and run the scope's subscriptions' first phase, and whose delivery
+  /// runs their second.
   ///
   /// The slice's `==` is looked up here, on the main actor, where the node's steps run: an
   /// `Equatable` conformance isolated to the main actor (the default in an app target with
   /// default main-actor isolation) serves there too. Without one, every state the root delivers
   /// runs the scope's subscriptions' steps, which skip their own repeats.
   @MainActor
-  private func attach(_ node: SubscriptionStatus) {
+  private func makeNode() -> SubscriptionStatus {
     let previous = PreviousValue<Slice>.make()
     let repeats = dynamicEquality(of: Slice.self) ?? { _, _ in false }
-    _access.attach(
-      node,
+    return _access.makeNode(
       { [self] slice in
         // The first slice is the one the node starts from; the subscriptions start from it or a
         // newer one.
-        guard let old = previous.exchange(slice), !repeats(old, slice) else { return }
-        if select(slice, version: root?.deliveringVersion ?? 0) {
-          node._isHolding.store(true, ordering: .relaxed)
-        }
+        guard let old = previous.exchange(slice), !repeats(old, slice) else { return false }
+        return select(slice, version: root?.deliveringVersion ?? 0)
       },
-      { [self] in
-        node._isHolding.store(false, ordering: .relaxed)
-        deliverHeld()
-      })
+      { [self] in deliverHeld() })
   }
 
   /// The first phase of the scope's subscriptions, inside the root's: runs their steps on
@@ -239,8 +236,8 @@ final class ScopeCore<Slice: Sendable>: StoreEngine, SubscriptionHost {
   }
 }
 
-/// What a scope keeps under its lock, a leaf: its subscriptions, their count, and the status of
-/// its node in the root while it has any.
+/// What a scope keeps under its lock, a leaf: its subscriptions, their count, and its node in the
+/// root while it has any.
 struct ScopeBooks<Slice: Sendable>: Sendable {
   var registry = Registry<Slice>(words: nil)
   /// The subscriptions standing, and those being added; the node is registered while it is not
@@ -255,29 +252,31 @@ struct ScopeAccess<Slice: Sendable>: Sendable {
   /// The slice of the root's committed state and the root's version; `nil` once the root is
   /// gone.
   let read: @Sendable () -> (state: Slice, version: UInt64)?
-  /// Registers in the root a subscription with this status whose steps hand the slice of each
-  /// delivered state to the first function, and whose delivery calls the second.
-  let attach:
-    @MainActor @Sendable (SubscriptionStatus, @escaping (Slice) -> Void, @escaping () -> Void) ->
-      Void
+  /// Makes a subscription of the root, not yet registered, whose steps hand the slice of each
+  /// delivered state to the first function, holding when it returns `true`, and whose delivery
+  /// calls the second.
+  let makeNode:
+    @MainActor @Sendable (@escaping (Slice) -> Bool, @escaping () -> Void) -> SubscriptionStatus
+  /// Registers in the root a subscription `makeNode` made.
+  let register: @MainActor @Sendable (SubscriptionStatus) -> Void
 
   /// The access to the part of a root store's state at `keyPath`.
   static func root<Root>(
     _ core: StoreCore<Root>, _ keyPath: KeyPath<Root, Slice> & Sendable
   ) -> ScopeAccess {
     let link = RootLink(core, keyPath)
-    return ScopeAccess(read: { link.read() }, attach: { link.attach($0, $1, $2) })
+    return ScopeAccess(
+      read: { link.read() }, makeNode: { link.makeNode($0, $1) }, register: { link.register($0) })
   }
 
   /// The access to the part of this slice at `keyPath`: a scope of a scope reads the root too.
   func appending<Part>(_ keyPath: KeyPath<Slice, Part> & Sendable) -> ScopeAccess<Part> {
     let read = read
-    let attach = attach
+    let makeNode = makeNode
     return ScopeAccess<Part>(
       read: { read().map { ($0.state[keyPath: keyPath], $0.version) } },
-      attach: { status, step, deliverHeld in
-        attach(status, { step($0[keyPath: keyPath]) }, deliverHeld)
-      })
+      makeNode: { step, deliverHeld in makeNode({ step($0[keyPath: keyPath]) }, deliverHeld) },
+      register: register)
   }
 }
 
@@ -298,16 +297,26 @@ final class RootLink<Root: Sendable, Slice: Sendable>: Sendable {
   }
 
   @MainActor
-  func attach(
-    _ status: SubscriptionStatus, _ step: @escaping (Slice) -> Void,
-    _ deliverHeld: @escaping () -> Void
-  ) {
-    guard let core else { return }
+  func makeNode(
+    _ step: @escaping (Slice) -> Bool, _ deliverHeld: @escaping () -> Void
+  ) -> SubscriptionStatus {
     let keyPath = keyPath
-    let entry = SubscriptionEntry<Root>(owner: nil, status: status)
-    entry._run = { step($0[keyPath: keyPath]) }
-    entry._deliver = { _ in deliverHeld() }
-    core.register(entry)
+    let entry = SubscriptionEntry<Root>(owner: nil)
+    let node = OwnerReference(entry)
+    entry._run = { root in
+      if step(root[keyPath: keyPath]) { node.withObject { $0._isHolding = true } }
+    }
+    entry._deliver = {
+      $0._isHolding = false
+      deliverHeld()
+    }
+    return entry
+  }
+
+  /// Registers a node `makeNode` made, unless the root is gone.
+  @MainActor
+  func register(_ node: SubscriptionStatus) {
+    core?.register(knownObject(node, as: SubscriptionEntry<Root>.self))
   }
 }
 

@@ -126,7 +126,8 @@ final class StoreCore<State: Sendable>: StoreEngine {
   deinit {
     // A waiter in `take` or `condition` may keep the books past the store: it keeps nothing the
     // app made.
-    _books.withLock { $0.dropContents() }
+    let entries = _books.withLock { $0.dropContents() }
+    for entry in entries { entry.releaseSteps() }
   }
 
   /// ``dispatch(_:)`` for generic code: see `_specialized`.
@@ -264,11 +265,14 @@ struct Books<State: Sendable>: Sendable {
 
   /// Drops the subscriptions, the queued work and the middleware, for a store
   /// that is gone; the commit observers stay, and their waits end as their tasks are cancelled.
-  mutating func dropContents() {
-    registry.removeAll()
+  ///
+  /// Returns the subscriptions' entries, whose steps the caller drops outside the lock.
+  mutating func dropContents() -> [SubscriptionEntry<State>] {
+    let entries = registry.removeAll()
     queue = WorkQueue()
     middleware = []
     chains = []
+    return entries
   }
 }
 

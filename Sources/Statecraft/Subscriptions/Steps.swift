@@ -126,11 +126,12 @@ protocol HeldStorage {
 ///
 /// The last step calls ``hold(_:)`` through a closure that captures only this object, so the
 /// closure needs no context of its own: one allocation less per subscription than a closure
-/// capturing the subscriber weakly and the status. Used only on the main queue.
+/// capturing the subscriber weakly and the status. It refers to its entry, the status, which
+/// keeps it, without a count. Used only on the main queue.
 @usableFromInline
 final class SubscriberReceiver<Subscriber: StoreSubscriber, Held: HeldStorage>
 where Held.Value == Subscriber.StoreSubscriberStateType {
-  @usableFromInline let _status: SubscriptionStatus
+  @usableFromInline let _status: OwnerReference<SubscriptionStatus>
   @usableFromInline weak let _subscriber: Subscriber?
   // Unchecked: touched only on the main queue, by `hold` and `deliverHeld`, which never overlap;
   // the run-time checks are a large part of a notification (Benchmarks/README.md, row c).
@@ -139,7 +140,7 @@ where Held.Value == Subscriber.StoreSubscriberStateType {
   @usableFromInline
   init(_ subscriber: Subscriber, status: SubscriptionStatus) {
     _subscriber = subscriber
-    _status = status
+    _status = OwnerReference(status)
   }
 
   /// Keeps `value` for ``deliverHeld()``; the last step of the subscription.
@@ -147,7 +148,7 @@ where Held.Value == Subscriber.StoreSubscriberStateType {
   @inlinable
   func hold(_ value: Subscriber.StoreSubscriberStateType) {
     _held.append(value)
-    _status._isHolding.store(true, ordering: .relaxed)
+    _status.withObject { $0._isHolding = true }
   }
 
   /// Hands the held values to the subscriber, or marks the subscription gone if the subscriber
@@ -155,10 +156,10 @@ where Held.Value == Subscriber.StoreSubscriberStateType {
   @MainActor
   @inlinable
   func deliverHeld() {
-    _status._isHolding.store(false, ordering: .relaxed)
+    _status.withObject { $0._isHolding = false }
     guard let subscriber = _subscriber else {
       _held = Held()
-      _status.markGone()
+      _status.withObject { $0.markGone() }
       return
     }
     _held.deliver { subscriber.newState(state: $0) }
@@ -168,18 +169,18 @@ where Held.Value == Subscriber.StoreSubscriberStateType {
 /// The last step of a closure subscription: holds the closure and the values the steps selected
 /// until the closure receives them.
 ///
-/// Not the status, which the token holds: the closure must go with the store (a stream built on
-/// it finishes then), and a scope's closure holds the scope, which holds its token.
+/// It refers to its entry, the status, which keeps it, without a count: the token holds the entry,
+/// and a scope's closure holds the scope, which holds its token.
 @usableFromInline
 final class ClosureReceiver<Held: HeldStorage> {
-  @usableFromInline let _status: SubscriptionStatus
+  @usableFromInline let _status: OwnerReference<SubscriptionStatus>
   @usableFromInline let _receive: @MainActor (Held.Value) -> Void
   // Unchecked, as `SubscriberReceiver._held`.
   @exclusivity(unchecked) @usableFromInline var _held = Held()
 
   @usableFromInline
   init(status: SubscriptionStatus, receive: @escaping @MainActor (Held.Value) -> Void) {
-    _status = status
+    _status = OwnerReference(status)
     _receive = receive
   }
 
@@ -188,14 +189,14 @@ final class ClosureReceiver<Held: HeldStorage> {
   @inlinable
   func hold(_ value: Held.Value) {
     _held.append(value)
-    _status._isHolding.store(true, ordering: .relaxed)
+    _status.withObject { $0._isHolding = true }
   }
 
   /// Hands the held values to the closure.
   @MainActor
   @inlinable
   func deliverHeld() {
-    _status._isHolding.store(false, ordering: .relaxed)
+    _status.withObject { $0._isHolding = false }
     _held.deliver { _receive($0) }
   }
 }

@@ -298,8 +298,7 @@ extension Store {
     _ transform: (Subscription<State>) -> Subscription<SelectedState>,
     repeats: ((SelectedState, SelectedState) -> Bool)?
   ) where Subscriber.StoreSubscriberStateType == SelectedState {
-    let status = SubscriptionStatus()
-    let entry = SubscriberEntry<State, Subscriber, SelectedState?>(subscriber, status: status)
+    let entry = SubscriberEntry<State, Subscriber, SelectedState?>(subscriber)
     let selection = transform(Subscription(root: entry))
     if let (root, source) = selection._rootSelection, root == ObjectIdentifier(entry),
       !selection._rootSkipsRepeats || repeats != nil
@@ -314,7 +313,7 @@ extension Store {
         })
     } else {
       let receiver = SubscriberReceiver<Subscriber, HeldValues<SelectedState>>(
-        subscriber, status: status)
+        subscriber, status: entry)
       entry._deliver = { _ in receiver.deliverHeld() }
       attach(selection, repeats: repeats) { receiver.hold($0) }
     }
@@ -329,8 +328,7 @@ extension Store {
     _ subscriber: Subscriber, select: @escaping (State) -> SelectedState,
     skipping isRepeat: ((SelectedState, SelectedState) -> Bool)?
   ) where Subscriber.StoreSubscriberStateType == SelectedState {
-    let entry = SubscriberEntry<State, Subscriber, SelectedState?>(
-      subscriber, status: SubscriptionStatus())
+    let entry = SubscriberEntry<State, Subscriber, SelectedState?>(subscriber)
     // Not `??`, as above.
     let steps =
       if let isRepeat {
@@ -351,8 +349,7 @@ extension Store {
     repeats: ((SelectedState, SelectedState) -> Bool)?,
     receive: @escaping @MainActor (SelectedState) -> Void
   ) -> SubscriptionToken {
-    let status = SubscriptionStatus()
-    let entry = SelectingEntry<State, SelectedState?>(owner: nil, status: status)
+    let entry = SelectingEntry<State, SelectedState?>(owner: nil)
     let selection = transform(Subscription(root: entry))
     if let (root, source) = selection._rootSelection, root == ObjectIdentifier(entry),
       !selection._rootSkipsRepeats || repeats != nil
@@ -364,7 +361,7 @@ extension Store {
           ReceivingSteps(select: source._selector, isRepeat: $0, receive: receive, entry: entry)
         })
     } else {
-      let receiver = ClosureReceiver<HeldValues<SelectedState>>(status: status, receive: receive)
+      let receiver = ClosureReceiver<HeldValues<SelectedState>>(status: entry, receive: receive)
       entry._deliver = { _ in receiver.deliverHeld() }
       attach(selection, repeats: repeats) { receiver.hold($0) }
     }
