@@ -212,6 +212,37 @@ import Testing
     #expect(counts.registered < 32, "fewer removed entries than a compaction waits for")
   }
 
+  /// Subscribers subscribe, subscribe again and unsubscribe in a random order (seeded): after
+  /// each step the store counts exactly the subscribed ones and delivers to them alone, once,
+  /// whatever the collisions and removals in its table of subscribers.
+  @Test func subscribersFoundByIdentityInAnyOrder() {
+    let store = makeStore()
+    let recorders = (0..<300).map { _ in Recorder<Int>() }
+    var subscribed = Set<Int>()
+    var random = SeededRandom(seed: 40)
+    for step in 1...1_500 {
+      let index = random.next(upTo: recorders.count)
+      if subscribed.contains(index), random.next(upTo: 3) == 0 {
+        store.subscribe(recorders[index]) { $0.select(\.count) }  // replaces
+      } else if subscribed.remove(index) != nil {
+        store.unsubscribe(recorders[index])
+      } else {
+        store.subscribe(recorders[index]) { $0.select(\.count) }
+        subscribed.insert(index)
+      }
+      if step % 100 == 0 {
+        let before = recorders.map(\.values.count)
+        store.dispatch(Increment())
+        let count = store.state.count
+        let received = recorders.indices.filter { recorders[$0].values.count != before[$0] }
+        #expect(Set(received) == subscribed, "step \(step)")
+        #expect(received.allSatisfy { recorders[$0].values.suffix(2) == [count - 1, count] })
+        #expect(store._subscriptionCounts.standing == subscribed.count, "step \(step)")
+      }
+    }
+    #expect(subscribed.count > 50)
+  }
+
   /// Tokens are cancelled from four threads, each dispatching too, while the main queue runs
   /// rounds that read the same subscriptions: all are counted out and leave the registry (and
   /// ThreadSanitizer sees the cancel and the rounds meet only through atomics and the lock).

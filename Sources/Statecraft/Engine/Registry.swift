@@ -19,7 +19,7 @@ struct Registry<State: Sendable>: Sendable {
   /// entry's own, by which its token names it: the token holds the entry strongly, because a weak
   /// reference to it would put every retain and release of it in the notification loop on the
   /// runtime's slow path.
-  @usableFromInline var byKey: [ObjectIdentifier: SubscriptionEntry<State>] = [:]
+  @usableFromInline var byKey = EntryTable<State>()
   @usableFromInline var inactiveCount = 0
   /// Counts the changes of `_entries`, modulo 2³², for the rounds' copies of them.
   @usableFromInline var generation: UInt64 = 0
@@ -47,7 +47,7 @@ struct Registry<State: Sendable>: Sendable {
     for entry in entries { entry.markGone() }
     _entries = []
     _addresses = []
-    byKey = [:]
+    byKey = EntryTable()
     inactiveCount = 0
     return entries
   }
@@ -57,7 +57,7 @@ struct Registry<State: Sendable>: Sendable {
   /// Returns the replaced one.
   @inlinable
   mutating func add(_ entry: SubscriptionEntry<State>) -> SubscriptionEntry<State>? {
-    let replaced = byKey.updateValue(entry, forKey: entry.key)
+    let replaced = byKey.insert(entry)
     if let replaced { deactivate(replaced) }
     _entries.append(entry)
     _addresses.append(address(of: entry))
@@ -71,7 +71,7 @@ struct Registry<State: Sendable>: Sendable {
   /// Returns the removed entry, if there was one.
   @inlinable
   mutating func remove(key: ObjectIdentifier) -> SubscriptionEntry<State>? {
-    guard let entry = byKey.removeValue(forKey: key), deactivate(entry) else { return nil }
+    guard let entry = byKey.remove(key: key), deactivate(entry) else { return nil }
     return entry
   }
 
@@ -79,7 +79,7 @@ struct Registry<State: Sendable>: Sendable {
   ///
   /// Returns whether it was still registered.
   mutating func remove(_ entry: SubscriptionEntry<State>) -> Bool {
-    if byKey[entry.key] === entry { byKey[entry.key] = nil }
+    byKey.remove(entry)
     return deactivate(entry)
   }
 
@@ -98,6 +98,113 @@ struct Registry<State: Sendable>: Sendable {
       inactiveCount = 0
     }
     return true
+  }
+}
+
+/// The registry's entries by their key, as their addresses: open addressing with linear probing,
+/// at most three quarters full, so that finding a subscriber's entry costs a few probes and the
+/// table one word a slot (a dictionary's buckets hold the key too).
+///
+/// A slot is an entry's address, unretained, or 0: the registry's array keeps every entry the
+/// table names, since an entry leaves the table before it leaves the array. A plain array of
+/// integers, so that unspecialized code looks no type up.
+@usableFromInline
+struct EntryTable<State: Sendable>: Sendable {
+  @usableFromInline var _slots: [UInt] = []
+  @usableFromInline var _count = 0
+
+  @usableFromInline
+  init() {}
+
+  /// Where `key` would be without collisions: Fibonacci hashing of the identity, an address
+  /// whose low bits are alike for every object.
+  @inlinable
+  func _home(_ key: ObjectIdentifier) -> Int {
+    let mixed = UInt(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15
+    return Int(truncatingIfNeeded: mixed >> UInt(64 - _slots.count.trailingZeroBitCount))
+  }
+
+  @inlinable
+  func _key(at slot: Int) -> ObjectIdentifier {
+    withObject(at: _slots[slot], as: SubscriptionEntry<State>.self) { $0.key }
+  }
+
+  /// The slot holding the entry of `key`, or the empty slot where it would go.
+  @inlinable
+  func _slot(of key: ObjectIdentifier) -> Int {
+    let mask = _slots.count - 1
+    var slot = _home(key)
+    while _slots[slot] != 0, _key(at: slot) != key {
+      slot = (slot + 1) & mask
+    }
+    return slot
+  }
+
+  /// Adds `entry` under its key; returns the entry it replaces.
+  @inlinable
+  mutating func insert(_ entry: SubscriptionEntry<State>) -> SubscriptionEntry<State>? {
+    if (_count + 1) * 4 > _slots.count * 3 { _grow() }
+    let slot = _slot(of: entry.key)
+    let replaced = _entry(at: slot)
+    if replaced == nil { _count += 1 }
+    _slots[slot] = address(of: entry)
+    return replaced
+  }
+
+  /// Removes and returns the entry of `key`.
+  @inlinable
+  mutating func remove(key: ObjectIdentifier) -> SubscriptionEntry<State>? {
+    guard _count > 0 else { return nil }
+    let slot = _slot(of: key)
+    guard let entry = _entry(at: slot) else { return nil }
+    _vacate(slot)
+    return entry
+  }
+
+  /// Removes `entry`, if the table has it under its key rather than another.
+  @usableFromInline
+  mutating func remove(_ entry: SubscriptionEntry<State>) {
+    guard _count > 0 else { return }
+    let slot = _slot(of: entry.key)
+    if _slots[slot] == address(of: entry) { _vacate(slot) }
+  }
+
+  @inlinable
+  func _entry(at slot: Int) -> SubscriptionEntry<State>? {
+    _slots[slot] == 0 ? nil : withObject(at: _slots[slot], as: SubscriptionEntry<State>.self) { $0 }
+  }
+
+  /// Empties `slot`, moving back the entries after it that probing would no longer reach.
+  @usableFromInline
+  mutating func _vacate(_ slot: Int) {
+    let mask = _slots.count - 1
+    var hole = slot
+    var next = slot
+    while true {
+      next = (next + 1) & mask
+      guard _slots[next] != 0 else { break }
+      let home = _home(_key(at: next))
+      // Stays if its home lies cyclically in (hole, next].
+      let stays = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
+      if !stays {
+        _slots[hole] = _slots[next]
+        hole = next
+      }
+    }
+    _slots[hole] = 0
+    _count -= 1
+  }
+
+  @usableFromInline
+  mutating func _grow() {
+    let old = _slots
+    _slots = Array(repeating: 0, count: Swift.max(16, 2 * old.count))
+    let mask = _slots.count - 1
+    for address in old where address != 0 {
+      var slot = _home(withObject(at: address, as: SubscriptionEntry<State>.self) { $0.key })
+      while _slots[slot] != 0 { slot = (slot + 1) & mask }
+      _slots[slot] = address
+    }
   }
 }
 
