@@ -186,8 +186,15 @@ extension StoreCore {
   }
 
   /// Runs what middleware dispatched re-entrantly, in order; the caller owns the process lock.
-  @inlinable
+  // Most actions queue nothing: an empty lane is then one comparison where the chain ran, not a
+  // call, and an empty `Work?` made and destroyed.
+  @inlinable @inline(__always)
   func drainOwnerLane(_ chain: DispatchFunction) {
+    if !_processLock._ownerLane.isEmpty { drainQueuedOnOwnerLane(chain) }
+  }
+
+  @inlinable
+  func drainQueuedOnOwnerLane(_ chain: DispatchFunction) {
     var count = 0
     while let work = popWork(from: .owner) {
       count += 1

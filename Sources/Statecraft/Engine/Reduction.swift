@@ -147,7 +147,8 @@ final class Reduction<State: Sendable>: Sendable {
   @inlinable @inline(__always)
   @discardableResult
   func commit(_ action: any Action) -> UInt64 {
-    withUnsafePointer(to: action) { commit(at: $0) }
+    // Borrowed where it is, without a copy: the middleware chain's end passes its argument.
+    withUnsafePointer(to: action) { commit(action, at: $0) { _, version in version } }
   }
 
   /// ``commit(_:)`` for the action at `action`, which the dispatch path passes by address (see
@@ -168,6 +169,15 @@ final class Reduction<State: Sendable>: Sendable {
     // Copied before the lock, not inside it: the reducer takes the action borrowed, and the copy
     // of the existential that reading `pointee` makes was a seventh of the critical section.
     let copy = action.pointee
+    return commit(copy, at: action, then: read)
+  }
+
+  /// Commits `action`, whose address is `address` (for the misuse checks), borrowed.
+  @inlinable @inline(__always)
+  func commit<Result>(
+    _ action: any Action, at address: UnsafePointer<any Action>,
+    then read: (_ committed: borrowing Committed, _ version: UInt64) -> Result
+  ) -> Result {
     if _words.isSelecting { waitForSelection() }
     #if DEBUG
       var took = (started: UInt64(0), ended: UInt64(0))
@@ -176,18 +186,18 @@ final class Reduction<State: Sendable>: Sendable {
       #if DEBUG
         took.started = DispatchTime.now().uptimeNanoseconds
       #endif
-      let version = commitLocked(&committed, copy, at: action)
+      let version = commitLocked(&committed, action, at: address)
       #if DEBUG
         took.ended = DispatchTime.now().uptimeNanoseconds
       #endif
-      if _words.hasCommitObservers { _commitObservers.notifyObservers(copy) }
+      if _words.hasCommitObservers { _commitObservers.notifyObservers(action) }
       return read(committed, version)
     }
     #if DEBUG
-      noteReduction(of: copy, from: took.started, to: took.ended)
+      noteReduction(of: action, from: took.started, to: took.ended)
     #endif
     if _words.hasCommitObservers {
-      _commitObservers.notify(action.pointee)
+      _commitObservers.notify(action)
     }
     return result
   }
