@@ -32,6 +32,22 @@ func thunkBenchmarks() {
     require(store.state == benchmark.scaledIterations.count)
   }
 
+  // The least an async body dispatched from synchronous code costs: a task, started where the
+  // caller runs (`Task.immediate`, as the store starts a run's) and awaited, with an empty body.
+  if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+    Benchmark("h floor: a task per run, Task.immediate, empty body, awaited", configuration: .kilo)
+    {
+      benchmark in
+      var total = 0
+      benchmark.startMeasurement()
+      for iteration in benchmark.scaledIterations {
+        total &+= await Task.immediate { iteration }.value
+      }
+      benchmark.stopMeasurement()
+      blackHole(total)
+    }
+  }
+
   Benchmark("h: AsyncThunk round trip with lifecycle actions", configuration: .kilo) {
     benchmark in
     let store = Store<Int>(reducer: counterReducer, state: 0)
