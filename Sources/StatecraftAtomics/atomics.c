@@ -4,6 +4,7 @@
 
 uint64_t sc_delivery_pass_next_value = 1;
 uint64_t sc_delivery_pass_current_value = 0;
+uint64_t sc_held_mark_value = 0;
 uint64_t sc_checks_slow_reduction_value = 16000000;  // a frame at 60 Hz
 uint64_t sc_checks_storm_limit_value = 1000;
 uint64_t sc_main_queue_key_value = 0;

@@ -5,11 +5,11 @@ import StatecraftPrimitives
 // round's phases (Delivery.swift). The shape most subscriptions have, one `select` of the state,
 // is one `SelectingEntry`; any other is built from steps (Subscriptions/Steps.swift).
 
-/// Whether a subscription still delivers, and what a round's phases note on it: the root class
-/// of its entry, which its token and its last step also hold.
+/// Whether a subscription still delivers, and from which version of the state: the root class
+/// of its entry, which its token and a subscriber object's last step also hold.
 ///
-/// Not an allocation of its own: the flags word is the object's first stored property, reached
-/// only atomically (`AtomicWord(firstStoredPropertyOf:)`). The last step refers to it to mark the
+/// Not an allocation of its own: one word, the object's first stored property, reached only
+/// atomically (`AtomicWord(firstStoredPropertyOf:)`). The last step refers to it to mark the
 /// subscription gone when it finds the subscriber deallocated; the token holds it strongly, and a
 /// registry that goes drops its entries' steps, so that the user's closures go with the store.
 @MainActor
@@ -17,22 +17,10 @@ import StatecraftPrimitives
 class SubscriptionStatus: Sendable {
   // Reached only through `_flags`, atomically: never read or written here after `init`.
   nonisolated(unsafe) private final var _flagsStorage: UInt64
-  /// The version of the state delivered on subscribing; later deliveries must be newer.
-  ///
-  /// `UInt64.max` until a subscription made off the main queue gets its first state there; set
-  /// before the entry is shared or on the main queue, and read only there.
-  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _startVersion: UInt64
-  /// Set when the subscription's steps hold a value for the subscriber.
-  ///
-  /// A round's first phase ran them under the state lock, and its second phase hands the value
-  /// over (C13). Touched only on the main queue.
-  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _isHolding: Bool
 
   @usableFromInline
   nonisolated init() {
     _flagsStorage = 0x5CA1_AB1E
-    _startVersion = 0
-    _isHolding = false
     assert(
       _flags.load(ordering: .relaxed) == 0x5CA1_AB1E, "the flags word is the first stored property")
     _flagsStorage = SubscriptionStatus.active
@@ -42,11 +30,14 @@ class SubscriptionStatus: Sendable {
   @inlinable
   nonisolated final var identity: ObjectIdentifier { ObjectIdentifier(self) }
 
-  /// Whether the subscription still delivers, and whether the registry counted it removed.
+  /// Whether the subscription still delivers (bit 0), whether the registry counted it removed
+  /// (bit 1), and above them the version of the state delivered on subscribing.
   ///
   /// The active bit is cleared by removal (any thread) or when the subscriber is found
   /// deallocated, and checked just before each delivery, so removal during a notification round
-  /// takes effect at once. The removed bit is set under the bookkeeping lock.
+  /// takes effect at once. The removed bit is set under the bookkeeping lock. The start version
+  /// is written before the entry is shared or on the main queue, and read only there, in the
+  /// same load as the active bit: later deliveries must be newer.
   @inlinable
   nonisolated final var _flags: AtomicWord<UInt64> { AtomicWord(firstStoredPropertyOf: self) }
 
@@ -55,6 +46,19 @@ class SubscriptionStatus: Sendable {
 
   @inlinable
   nonisolated static var removed: UInt64 { 2 }
+
+  /// The start version of a subscription made off the main queue until it gets its first state
+  /// there: newer than every version.
+  @inlinable
+  nonisolated static var unstarted: UInt64 { .max >> 2 }
+
+  /// Sets the start version, on the main queue or before the entry is shared; other threads only
+  /// set and clear the two flags, so the two steps lose none of theirs.
+  @inlinable
+  nonisolated final func setStartVersion(_ version: UInt64) {
+    _flags.clearBits(~(SubscriptionStatus.active | SubscriptionStatus.removed), ordering: .relaxed)
+    _flags.setBits(Swift.min(version, SubscriptionStatus.unstarted) << 2, ordering: .relaxed)
+  }
 
   @inlinable
   nonisolated final func isActive(_ ordering: AtomicOrdering) -> Bool {
@@ -103,7 +107,7 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
   /// entry's own.
   @usableFromInline nonisolated final let _owner: ObjectIdentifier?
   /// Runs the steps on a state, in a round's first phase (under the state lock) and in
-  /// `deliverInitial`; they mark the status holding when they keep a value for the subscriber.
+  /// `deliverInitial`; they set the `HeldMark` when they keep a value for the subscriber.
   ///
   /// `nil` once the subscription is removed, and the subclass's steps dropped, so that the user's
   /// closures go at once although the entry stays until the registry compacts.
@@ -142,12 +146,14 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
   @inlinable
   nonisolated final func select(_ state: State, version: UInt64) -> Bool {
     assert(MainQueue.isCurrent, "a subscription delivers only on the main queue")
-    if isActive(.acquiring) {
-      guard version > _startVersion else { return false }
+    let flags = _flags.load(ordering: .acquiring)
+    if flags & SubscriptionStatus.active != 0 {
+      guard version > flags >> 2 else { return false }
+      HeldMark.clear()
       _run?(state)
-      return _isHolding
+      return HeldMark.take()
     }
-    return !isRemoved
+    return flags & SubscriptionStatus.removed == 0
   }
 
   /// A round's second phase: hands the value the first phase held to the subscriber, outside the
@@ -184,9 +190,10 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
   /// queue only.
   @inlinable
   nonisolated final func deliverInitial(_ state: State, version: UInt64) {
-    _startVersion = version
+    setStartVersion(version)
+    HeldMark.clear()
     _run?(state)
-    if _isHolding { _deliver?(self) }
+    if HeldMark.take() { _deliver?(self) }
   }
 }
 
@@ -219,7 +226,6 @@ class SelectingEntry<State: Sendable, Previous: PreviousSlot>: SubscriptionEntry
     _deliver = {
       // The entry calls its calls with itself alone.
       let entry = knownObject($0, as: SelectingEntry.self)
-      entry._isHolding = false
       if let value = entry._previous.slotValue { steps._receive(value) }
     }
   }
@@ -258,7 +264,6 @@ where Previous.Value == Subscriber.StoreSubscriberStateType {
   @MainActor
   @inlinable
   func deliverLast() {
-    _isHolding = false
     guard let subscriber = _subscriber else {
       markGone()
       return
@@ -307,7 +312,8 @@ class SelectingSteps<State: Sendable, Previous: PreviousSlot> {
     _entry = OwnerReference(entry)
   }
 
-  /// Selects from `state`, keeps the value in the entry, and marks it unless it repeats.
+  /// Selects from `state`, keeps the value in the entry, and sets the `HeldMark` unless it
+  /// repeats.
   ///
   /// Inlined into the entry's call, which then makes one call, not two.
   @inline(__always) @inlinable
@@ -317,7 +323,7 @@ class SelectingSteps<State: Sendable, Previous: PreviousSlot> {
       var old = Previous(new)
       swap(&old, &entry._previous)
       if let old = old.slotValue, _isRepeat(old, new) { return }
-      entry._isHolding = true
+      HeldMark.set()
     }
   }
 }

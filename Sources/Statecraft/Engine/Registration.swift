@@ -23,7 +23,7 @@ extension SubscriptionHost {
     countAdded()
     guard let (state, version) = subscribedState else { Misuse.noState() }
     let isMainQueue = MainQueue.isCurrent
-    entry._startVersion = isMainQueue ? version : .max
+    entry.setStartVersion(isMainQueue ? version : SubscriptionStatus.unstarted)
     if isMainQueue { forgetRegistryCopy() }
     let (replaced, count) = withRegistry { ($0.add(entry), $0._entries.count) }
     if let replaced {

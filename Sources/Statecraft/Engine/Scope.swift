@@ -302,14 +302,9 @@ final class RootLink<Root: Sendable, Slice: Sendable>: Sendable {
   ) -> SubscriptionStatus {
     let keyPath = keyPath
     let entry = SubscriptionEntry<Root>(owner: nil)
-    let node = OwnerReference(entry)
-    entry._run = { root in
-      if step(root[keyPath: keyPath]) { node.withObject { $0._isHolding = true } }
-    }
-    entry._deliver = {
-      $0._isHolding = false
-      deliverHeld()
-    }
+    // Marked after the scope's subscriptions ran, each taking its own mark.
+    entry._run = { if step($0[keyPath: keyPath]) { HeldMark.set() } }
+    entry._deliver = { _ in deliverHeld() }
     return entry
   }
 

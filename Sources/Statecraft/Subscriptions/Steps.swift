@@ -126,40 +126,36 @@ protocol HeldStorage {
 ///
 /// The last step calls ``hold(_:)`` through a closure that captures only this object, so the
 /// closure needs no context of its own: one allocation less per subscription than a closure
-/// capturing the subscriber weakly and the status. It refers to its entry, the status, which
-/// keeps it, without a count. Used only on the main queue.
+/// capturing the subscriber weakly. Used only on the main queue.
 @usableFromInline
 final class SubscriberReceiver<Subscriber: StoreSubscriber, Held: HeldStorage>
 where Held.Value == Subscriber.StoreSubscriberStateType {
-  @usableFromInline let _status: OwnerReference<SubscriptionStatus>
   @usableFromInline weak let _subscriber: Subscriber?
   // Unchecked: touched only on the main queue, by `hold` and `deliverHeld`, which never overlap;
   // the run-time checks are a large part of a notification (Benchmarks/README.md, row c).
   @exclusivity(unchecked) @usableFromInline var _held = Held()
 
   @usableFromInline
-  init(_ subscriber: Subscriber, status: SubscriptionStatus) {
+  init(_ subscriber: Subscriber) {
     _subscriber = subscriber
-    _status = OwnerReference(status)
   }
 
-  /// Keeps `value` for ``deliverHeld()``; the last step of the subscription.
+  /// Keeps `value` for ``deliverHeld(_:)``; the last step of the subscription.
   @MainActor
   @inlinable
   func hold(_ value: Subscriber.StoreSubscriberStateType) {
     _held.append(value)
-    _status.withObject { $0._isHolding = true }
+    HeldMark.set()
   }
 
-  /// Hands the held values to the subscriber, or marks the subscription gone if the subscriber
-  /// was deallocated.
+  /// Hands the held values to the subscriber, or marks the subscription, `status`, gone if the
+  /// subscriber was deallocated.
   @MainActor
   @inlinable
-  func deliverHeld() {
-    _status.withObject { $0._isHolding = false }
+  func deliverHeld(_ status: SubscriptionStatus) {
     guard let subscriber = _subscriber else {
       _held = Held()
-      _status.withObject { $0.markGone() }
+      status.markGone()
       return
     }
     _held.deliver { subscriber.newState(state: $0) }
@@ -168,19 +164,14 @@ where Held.Value == Subscriber.StoreSubscriberStateType {
 
 /// The last step of a closure subscription: holds the closure and the values the steps selected
 /// until the closure receives them.
-///
-/// It refers to its entry, the status, which keeps it, without a count: the token holds the entry,
-/// and a scope's closure holds the scope, which holds its token.
 @usableFromInline
 final class ClosureReceiver<Held: HeldStorage> {
-  @usableFromInline let _status: OwnerReference<SubscriptionStatus>
   @usableFromInline let _receive: @MainActor (Held.Value) -> Void
   // Unchecked, as `SubscriberReceiver._held`.
   @exclusivity(unchecked) @usableFromInline var _held = Held()
 
   @usableFromInline
-  init(status: SubscriptionStatus, receive: @escaping @MainActor (Held.Value) -> Void) {
-    _status = OwnerReference(status)
+  init(receive: @escaping @MainActor (Held.Value) -> Void) {
     _receive = receive
   }
 
@@ -189,14 +180,13 @@ final class ClosureReceiver<Held: HeldStorage> {
   @inlinable
   func hold(_ value: Held.Value) {
     _held.append(value)
-    _status.withObject { $0._isHolding = true }
+    HeldMark.set()
   }
 
   /// Hands the held values to the closure.
   @MainActor
   @inlinable
   func deliverHeld() {
-    _status.withObject { $0._isHolding = false }
     _held.deliver { _receive($0) }
   }
 }

@@ -312,9 +312,8 @@ extension Store {
           SelectingSteps(select: source._selector, isRepeat: $0, entry: entry)
         })
     } else {
-      let receiver = SubscriberReceiver<Subscriber, HeldValues<SelectedState>>(
-        subscriber, status: entry)
-      entry._deliver = { _ in receiver.deliverHeld() }
+      let receiver = SubscriberReceiver<Subscriber, HeldValues<SelectedState>>(subscriber)
+      entry._deliver = { receiver.deliverHeld($0) }
       attach(selection, repeats: repeats) { receiver.hold($0) }
     }
     _engine.register(entry)
@@ -361,7 +360,7 @@ extension Store {
           ReceivingSteps(select: source._selector, isRepeat: $0, receive: receive, entry: entry)
         })
     } else {
-      let receiver = ClosureReceiver<HeldValues<SelectedState>>(status: entry, receive: receive)
+      let receiver = ClosureReceiver<HeldValues<SelectedState>>(receive: receive)
       entry._deliver = { _ in receiver.deliverHeld() }
       attach(selection, repeats: repeats) { receiver.hold($0) }
     }

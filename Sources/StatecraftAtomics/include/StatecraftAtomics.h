@@ -74,6 +74,20 @@ static inline uint64_t sc_delivery_pass_begin(void) {
   return pass;
 }
 
+// Whether the steps a round ran last kept a value for their subscriber (`HeldMark` in
+// Engine/Delivery.swift). Touched only on the main queue, so a plain variable.
+extern uint64_t sc_held_mark_value;
+
+static inline void sc_held_mark_set(void) { sc_held_mark_value = 1; }
+
+static inline void sc_held_mark_clear(void) { sc_held_mark_value = 0; }
+
+static inline uint64_t sc_held_mark_take(void) {
+  uint64_t held = sc_held_mark_value;
+  sc_held_mark_value = 0;
+  return held;
+}
+
 // The development checks of debug builds (`DevelopmentChecks`): the slowest a reduction on the
 // main queue may be, in nanoseconds, and the most actions of one type a second; 0 switches a
 // check off. C variables, so that the dispatch path reads them without `swift_once`; written
