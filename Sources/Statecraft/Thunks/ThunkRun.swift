@@ -180,6 +180,9 @@ struct ThunkRun: Sendable {
   /// Waits until every thunk this run dispatched has finished, including those they dispatch
   /// meanwhile.
   func waitForChildren() async {
+    // Without children, no suspension: it would send the task back to its executor, off the
+    // thread a `Task.immediate` run started on.
+    guard hasChildren else { return }
     await withCheckedContinuation { continuation in
       let isDone = withLinks { links in
         if !links.children.isEmpty { links.childrenWaiters.append(continuation) }

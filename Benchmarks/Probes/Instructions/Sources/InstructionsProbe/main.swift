@@ -97,6 +97,13 @@ let passThrough: Middleware<Int> = { _, _ in { next in { action in next(action) 
   fromTask { for _ in 0..<count { try? await store.dispatch(thunk).value } }
 }
 
+/// What `asyncThunk` costs at least: a task per run, started with `Task.immediate` and awaited.
+@inline(never) func rowTaskFloor(_ count: Int) {
+  if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+    fromTask { for index in 0..<count { _ = await Task.immediate { index }.value } }
+  }
+}
+
 /// An `AsyncThunk` with its lifecycle actions, dispatched and awaited from a task.
 @inline(never) func rowAsyncThunkLifecycle(_ count: Int) {
   let store = Store<Int>(reducer: countReducer, state: 0)
@@ -179,6 +186,7 @@ MainActor.assumeIsolated {
   case "thunkAwaited": rowThunkAwaited(count)
   case "asyncThunk": rowAsyncThunk(count)
   case "asyncThunkLifecycle": rowAsyncThunkLifecycle(count)
+  case "taskFloor": rowTaskFloor(count)
   case "subscribe": rowSubscribe(count)
   case "scopeSubscribe": rowScopeSubscribe(count)
   case "subscribeAmongMany": rowSubscribeAmongMany(count)
