@@ -221,7 +221,7 @@ class SelectingEntry<State: Sendable, Previous: PreviousSlot>: SubscriptionEntry
   /// subscription's calls, made for the app's types.
   @MainActor
   @inlinable
-  func run(receiving steps: ReceivingSteps<State, Previous>) {
+  final func run(receiving steps: ReceivingSteps<State, Previous>) {
     _run = { steps.receive($0) }
     _deliver = {
       // The entry calls its calls with itself alone.
