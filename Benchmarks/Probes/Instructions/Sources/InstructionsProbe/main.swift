@@ -46,6 +46,26 @@ let passThrough: Middleware<Int> = { _, _ in { next in { action in next(action) 
   store.unsubscribe(view)
 }
 
+/// Row c's shape at 100: every subscriber object notified on each dispatch.
+@inline(never) @MainActor func rowFanOut(_ count: Int) {
+  let store = Store<Fields>(reducer: fieldsReducer, state: nil)
+  let views = (0..<100).map { _ in View() }
+  for view in views { store.subscribe(view) { $0.select(\.count) } }
+  for _ in 0..<count { store.dispatch(Tick()) }
+  withExtendedLifetime(views) {}
+}
+
+/// The same with closure subscriptions (tokens).
+@inline(never) @MainActor func rowFanOutTokens(_ count: Int) {
+  let store = Store<Fields>(reducer: fieldsReducer, state: nil)
+  let view = View()
+  let tokens = (0..<100).map { _ in
+    store.subscribe({ $0.select(\.count) }, receive: { view.shown = $0 })
+  }
+  for _ in 0..<count { store.dispatch(Tick()) }
+  withExtendedLifetime(tokens) {}
+}
+
 @inline(never) @MainActor func rowM100(_ count: Int) {
   let store = Store<Fields>(reducer: fieldsReducer, state: nil)
   let views = (0..<100).map { _ in View() }
@@ -180,6 +200,8 @@ MainActor.assumeIsolated {
   case "d": rowD(count)
   case "m": rowM(count)
   case "m100": rowM100(count)
+  case "fanOut": rowFanOut(count)
+  case "fanOutTokens": rowFanOutTokens(count)
   case "mainActor": rowMainActorReducer(count)
   case "scope": rowScope(count)
   case "thunk": rowThunk(count)
