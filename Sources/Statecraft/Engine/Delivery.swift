@@ -108,33 +108,6 @@ struct Pass<State: Sendable> {
   }
 }
 
-/// Tells a round's first phase whether the steps it ran for one subscription kept a value for the
-/// second: set by the last step that keeps it, taken by the entry that ran them.
-///
-/// One mark on the main queue, where steps run, rather than a flag in every entry: a scope's node
-/// runs its own subscriptions' steps inside its own, and marks after them. A C variable, as the
-/// pass numbers below.
-@usableFromInline
-enum HeldMark {
-  /// Notes that the steps running keep a value.
-  @inlinable
-  static func set() {
-    sc_held_mark_set()
-  }
-
-  /// Clears the mark before an entry runs its steps.
-  @inlinable
-  static func clear() {
-    sc_held_mark_clear()
-  }
-
-  /// Whether the steps that just ran kept a value; clears the mark.
-  @inlinable
-  static func take() -> Bool {
-    sc_held_mark_take() != 0
-  }
-}
-
 /// Numbers the delivery passes on the main queue, across stores: every subscription a pass
 /// reaches receives the same state, so a value derived from it once serves the whole pass
 /// (`MemoizedSelector`).

@@ -1,4 +1,5 @@
 import Dispatch
+import StatecraftAtomics
 import StatecraftPrimitives
 
 // What a subscription is to the registry and the rounds: an entry, with the two calls of a
@@ -270,6 +271,33 @@ where Previous.Value == Subscriber.StoreSubscriberStateType {
     }
     guard let value = _previous.slotValue else { return }
     subscriber.newState(state: value)
+  }
+}
+
+/// Tells a round's first phase whether the steps it ran for one subscription kept a value for the
+/// second: set by the last step that keeps it, taken by the entry that ran them.
+///
+/// One mark on the main queue, where steps run, rather than a flag in every entry: a scope's node
+/// runs its own subscriptions' steps inside its own, and marks after them. A C variable, as the
+/// delivery pass numbers (Delivery.swift).
+@usableFromInline
+enum HeldMark {
+  /// Notes that the steps running keep a value.
+  @inlinable
+  static func set() {
+    sc_held_mark_set()
+  }
+
+  /// Clears the mark before an entry runs its steps.
+  @inlinable
+  static func clear() {
+    sc_held_mark_clear()
+  }
+
+  /// Whether the steps that just ran kept a value; clears the mark.
+  @inlinable
+  static func take() -> Bool {
+    sc_held_mark_take() != 0
   }
 }
 
