@@ -56,6 +56,54 @@ import Testing
     #expect(words.registryGeneration == 1)
   }
 
+  /// A class's first stored word, reached through `AtomicWord(firstStoredPropertyOf:)`, is that
+  /// property, in a root class and in a subclass whose own properties follow; four threads adding
+  /// to it lose no addition.
+  @Test func theFirstStoredPropertyOfAnObjectIsItsWord() async {
+    class Root: @unchecked Sendable {
+      var word: UInt64 = 7
+      var after: UInt64 = 0
+    }
+    final class Child: Root, @unchecked Sendable {
+      var own: UInt64 = 9
+    }
+    let root = Root()
+    let rootWord = AtomicWord<UInt64>(firstStoredPropertyOf: root)
+    #expect(rootWord.load(ordering: .relaxed) == 7)
+    let child = Child()
+    let word = AtomicWord<UInt64>(firstStoredPropertyOf: child)
+    #expect(word.load(ordering: .relaxed) == 7)
+    word.store(0, ordering: .relaxed)
+    nonisolated(unsafe) let shared = word
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<4 {
+        group.addTask { for _ in 0..<10_000 { shared.add(1, ordering: .relaxed) } }
+      }
+    }
+    #expect(child.word == 40_000)
+    #expect(child.after == 0 && child.own == 9)
+    withExtendedLifetime(root) {}
+  }
+
+  /// A subscription's status packs its start version above its two flags: setting the version
+  /// keeps the flags, and ending the subscription keeps the version.
+  @MainActor
+  @Test func aStatusKeepsItsFlagsAndItsStartVersionApart() {
+    let status = SubscriptionStatus()
+    #expect(status.isActive(.relaxed) && !status.isRemoved)
+    status.setStartVersion(41)
+    status.setStartVersion(1_000)
+    #expect(status._flags.load(ordering: .relaxed) >> 2 == 1_000)
+    #expect(status.isActive(.relaxed))
+    #expect(!status.markRemoved())
+    #expect(status.end())
+    #expect(!status.isActive(.relaxed) && status.isRemoved)
+    #expect(status._flags.load(ordering: .relaxed) >> 2 == 1_000)
+    status.setStartVersion(.max)
+    #expect(status._flags.load(ordering: .relaxed) >> 2 == SubscriptionStatus.unstarted)
+    #expect(status.isRemoved)
+  }
+
   @Test func aCellHoldsItsValue() {
     let cell = AtomicCell<Int>(41)
     cell.add(1, ordering: .relaxed)
