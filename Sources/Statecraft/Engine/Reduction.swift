@@ -152,15 +152,8 @@ final class Reduction<State: Sendable>: Sendable {
   }
 
   /// ``commit(_:)`` for the action at `action`, which the dispatch path passes by address (see
-  /// `StoreCore.dispatch(at:)`).
-  @inlinable @inline(__always)
-  @discardableResult
-  func commit(at action: UnsafePointer<any Action>) -> UInt64 {
-    commit(at: action) { _, version in version }
-  }
-
-  /// ``commit(at:)``, returning what `read` makes of the committed state and its version in the
-  /// same critical section.
+  /// `StoreCore.dispatch(at:)`), returning what `read` makes of the committed state and its
+  /// version in the same critical section.
   @inlinable @inline(__always)
   func commit<Result>(
     at action: UnsafePointer<any Action>,
