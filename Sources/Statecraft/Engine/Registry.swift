@@ -66,7 +66,7 @@ struct Registry<State: Sendable>: Sendable {
   }
 
   /// Removes the subscription whose key is `key`: a subscriber object's identity, or a closure
-  /// subscription's status's.
+  /// subscription's entry's own.
   ///
   /// Returns the removed entry, if there was one.
   @inlinable
