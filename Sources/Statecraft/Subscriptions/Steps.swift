@@ -121,6 +121,16 @@ protocol HeldStorage {
   mutating func deliver(_ deliver: (Value) -> Void)
 }
 
+extension HeldStorage {
+  /// Keeps `value` for a round's second phase, and tells the entry that ran the steps so
+  /// (`HeldMark`): what a receiver does as the last step of a subscription.
+  @inlinable
+  mutating func hold(_ value: Value) {
+    append(value)
+    HeldMark.set()
+  }
+}
+
 /// The last step of a subscriber object's subscription: holds the subscriber weakly and the
 /// values its steps selected until the subscriber receives them.
 ///
@@ -144,8 +154,7 @@ where Held.Value == Subscriber.StoreSubscriberStateType {
   @MainActor
   @inlinable
   func hold(_ value: Subscriber.StoreSubscriberStateType) {
-    _held.append(value)
-    HeldMark.set()
+    _held.hold(value)
   }
 
   /// Hands the held values to the subscriber, or marks the subscription, `status`, gone if the
@@ -179,8 +188,7 @@ final class ClosureReceiver<Held: HeldStorage> {
   @MainActor
   @inlinable
   func hold(_ value: Held.Value) {
-    _held.append(value)
-    HeldMark.set()
+    _held.hold(value)
   }
 
   /// Hands the held values to the closure.
