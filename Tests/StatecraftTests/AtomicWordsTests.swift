@@ -60,11 +60,11 @@ import Testing
   /// property, in a root class and in a subclass whose own properties follow; four threads adding
   /// to it lose no addition.
   @Test func theFirstStoredPropertyOfAnObjectIsItsWord() async {
-    class Root: @unchecked Sendable {
+    class Root {
       var word: UInt64 = 7
       var after: UInt64 = 0
     }
-    final class Child: Root, @unchecked Sendable {
+    final class Child: Root {
       var own: UInt64 = 9
     }
     let root = Root()
