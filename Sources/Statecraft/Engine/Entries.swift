@@ -7,12 +7,13 @@ import StatecraftPrimitives
 // is one `SelectingEntry`; any other is built from steps (Subscriptions/Steps.swift).
 
 /// Whether a subscription still delivers, and from which version of the state: the root class
-/// of its entry, which its token and a subscriber object's last step also hold.
+/// of its entry, which a closure subscription's token also holds.
 ///
 /// Not an allocation of its own: one word, the object's first stored property, reached only
-/// atomically (`AtomicWord(firstStoredPropertyOf:)`). The last step refers to it to mark the
-/// subscription gone when it finds the subscriber deallocated; the token holds it strongly, and a
-/// registry that goes drops its entries' steps, so that the user's closures go with the store.
+/// atomically (`AtomicWord(firstStoredPropertyOf:)`). A subscriber object's last step is handed
+/// it with the delivery call, to mark the subscription gone when it finds the subscriber
+/// deallocated; the token holds it strongly, and a registry that goes drops its entries' steps,
+/// so that the user's closures go with the store.
 @MainActor
 @usableFromInline
 class SubscriptionStatus: Sendable {
