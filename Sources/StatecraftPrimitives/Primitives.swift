@@ -127,6 +127,46 @@ final class _LockedBuffer<Value>: ManagedBuffer<Value, Lock.Primitive> {
 // value is touched only inside `withLock`, which holds the mutex beside it.
 extension Locked: @unchecked Sendable where Value: Sendable {}
 
+/// An object made often, in one allocation: an atomic word of flags, constants, and a value
+/// guarded by a lock it shares with the other records of its owner, not one of its own.
+///
+/// For a thunk's run: its flags are read on each of its dispatches without a lock, and its links
+/// change under its runner's lock, which one run start and one run end take once each.
+///
+/// Invariant: `guarded` is touched only inside ``withGuarded(holding:_:)``, whose caller holds
+/// the owner's lock and shows it by passing, `inout`, the value that lock guards. The word is
+/// reached only through its address (``AtomicWord/init(firstStoredPropertyOf:)``).
+package final class SharedLockRecord<Constants: Sendable, Guarded: Sendable>: @unchecked Sendable {
+  // The first stored property: `flags` reaches it by address.
+  @usableFromInline var _word: UInt64 = 0
+  /// Set once, read without the lock.
+  package let constants: Constants
+  // Unchecked: the owner's lock already excludes other accesses, which a run-time exclusivity
+  // check on each access would only repeat.
+  @exclusivity(unchecked) @usableFromInline var _guarded: Guarded
+
+  @inlinable
+  package init(_ constants: Constants, _ guarded: Guarded) {
+    self.constants = constants
+    _guarded = guarded
+  }
+
+  /// The flags, read and changed atomically, with or without the owner's lock.
+  @inlinable
+  package var flags: AtomicWord<UInt64> { AtomicWord(firstStoredPropertyOf: self) }
+
+  /// Runs `body` on the guarded value.
+  ///
+  /// Call it only while holding the owner's lock: `lockedValue` is the value that lock guards,
+  /// `inout` as `Locked.withLock` hands it.
+  @inlinable
+  package func withGuarded<OwnerValue, Result>(
+    holding lockedValue: inout OwnerValue, _ body: (inout Guarded) -> Result
+  ) -> Result {
+    body(&_guarded)
+  }
+}
+
 /// The memory ordering of an atomic operation, named as in `Synchronization`.
 @usableFromInline
 package enum AtomicOrdering {

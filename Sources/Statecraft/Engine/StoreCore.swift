@@ -53,9 +53,9 @@ final class StoreCore<State: Sendable>: StoreEngine {
     @usableFromInline let _add:
       @MainActor @Sendable (StoreCore<State>, SubscriptionEntry<State>) -> Void
     @usableFromInline let _remove: @Sendable (StoreCore<State>, ObjectIdentifier) -> Void
-    /// Where thunks run in this store, and the `getState` a body receives
-    /// (`StoreCore.thunkHost()`, `StoreCore.thunkGetState()`).
-    @usableFromInline let _thunkHost: @Sendable (StoreCore<State>) -> ThunkHost<State>
+    /// Where the runner's thunks run in this store, and the `getState` a body receives
+    /// (`StoreCore.thunkHostFunction`, `StoreCore.thunkGetStateFunction`).
+    @usableFromInline let _thunkHost: @Sendable (StoreCore<State>, ThunkRunner) -> ThunkHost<State>
     @usableFromInline let _thunkGetState: @Sendable (StoreCore<State>) -> GetState<State>
 
     @inlinable
@@ -256,8 +256,6 @@ struct Books<State: Sendable>: Sendable {
   /// The tasks waiting in `take` and `condition`, and the observers of `actions()`.
   @usableFromInline var commitObservers = CommitObserverBook()
 
-  /// Where thunks run, once one has run (`StoreCore.thunkHost()`).
-  @usableFromInline var thunkHost: ThunkHost<State>?
   @usableFromInline
   init(registry: Registry<State>) {
     self.registry = registry

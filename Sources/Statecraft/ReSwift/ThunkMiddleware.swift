@@ -25,7 +25,7 @@ public func createThunkMiddleware<State: Sendable>() -> Middleware<State> {
     let inStore = StoreChain.isBuilding
     let runner = ThunkRunner()
     // Outside a store only: in one, the store's dispatch starts thunks with its own runner.
-    let handed = inStore ? nil : HandedThunkTarget(dispatch: dispatch, getState: getState)
+    let handed = inStore ? nil : ThunkHost(handed: dispatch, getState: getState)
     return { next in
       { action in
         guard action is any StartedByTheStore else {

@@ -44,10 +44,14 @@ extension AsyncThunk: StartableThunk {
 extension ThunkRunner {
   /// The engine's hook for the dispatch a middleware receives: starts thunks of the store's
   /// state instead of reducing them.
+  ///
+  /// It holds the runner strongly, which makes no cycle (the runner holds its store's core
+  /// weakly, through its host): held weakly, the runner's reference counts would move to the
+  /// runtime's slower path, which every run pays.
   @usableFromInline
   func route<State: Sendable>() -> StoreCore<State>.Route {
-    { [weak self] action, core in
-      guard let self, let thunk = startable(action, for: State.self) else { return false }
+    { [self] action, core in
+      guard let thunk = startable(action, for: State.self) else { return false }
       thunk.start(on: .store(.root(core)), runner: self, parent: nil)
       return true
     }

@@ -77,14 +77,26 @@ public struct Thunk<State: Sendable>: Action {
 /// let search = Thunk<AppState>(id: "search", policy: .cancelPrevious) { context in … }
 /// ```
 public struct ThunkID: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
-  private let base: any Hashable & Sendable
+  // In an object of its own: a run copies and destroys its thunk's optional identifier, and an
+  // existential in place is copied through its dynamic type's value witnesses even when `nil`.
+  private let storage: Storage
+
+  private final class Storage: Sendable {
+    let base: any Hashable & Sendable
+
+    init(_ base: any Hashable & Sendable) {
+      self.base = base
+    }
+  }
+
+  private var base: any Hashable & Sendable { storage.base }
 
   /// Creates an identifier from any hashable value.
   ///
   /// - Parameter base: The value that identifies the thunk.
   /// - Complexity: O(1).
   public init(_ base: some Hashable & Sendable) {
-    self.base = base
+    storage = Storage(base)
   }
 
   /// Creates an identifier from a string literal.
@@ -92,7 +104,7 @@ public struct ThunkID: Hashable, Sendable, ExpressibleByStringLiteral, CustomStr
   /// - Parameter value: The string that identifies the thunk.
   /// - Complexity: O(1).
   public init(stringLiteral value: String) {
-    self.base = value
+    storage = Storage(value)
   }
 
   /// Whether two identifiers wrap equal values of the same type.
@@ -136,7 +148,6 @@ extension Thunk {
 /// ```
 public struct ThunkContext<State: Sendable>: Sendable {
   let run: ThunkRun
-  let runner: ThunkRunner
   /// Where the thunk runs, held weakly: a running thunk does not keep a released store alive;
   /// it is cancelled instead (C12).
   let host: ThunkHost<State>
@@ -157,7 +168,7 @@ public struct ThunkContext<State: Sendable>: Sendable {
   /// The values the store provides to thunks, such as services; see ``ThunkEnvironment``.
   /// - Complexity: O(1).
   public var environment: ThunkEnvironment {
-    runner.environment
+    run.runner.environment
   }
 
   /// Whether the thunk has been cancelled.

@@ -1,57 +1,70 @@
 import StatecraftPrimitives
 
-/// One run of a thunk: its cancellation, its task and the thunks it dispatched.
+/// One run of a thunk: its identifier and number, its flags, and what it links to while it runs.
 ///
-/// Copies share the run: its identity and its links are one allocation, the links behind its
-/// lock; a copy retains that one reference.
-struct ThunkRun: Sendable {
-  private let links: Locked<Links>
+/// One object: the flags are atomic, so that each of the run's dispatches asks whether it was
+/// cancelled without a lock; the links change under the lock of its runner, which every run of
+/// a store shares, so that a run takes that lock once to start and once to end.
+typealias ThunkRun = SharedLockRecord<ThunkRunConstants, ThunkRunLinks>
 
-  /// The identifier the thunk was created with; set once, read under the lock.
-  var id: ThunkID? { links.withLock { $0.id } }
-  /// The run's number in its runner; set once, read under the lock.
-  var serial: UInt64 { links.withLock { $0.serial } }
+struct ThunkRunConstants: Sendable {
+  let id: ThunkID?
+  /// The run's number in its runner.
+  let serial: UInt64
+  let runner: ThunkRunner
+  /// Dispatches an action of the run's body to its store: its host's, made once per store.
+  let dispatch: @Sendable (any Action, ThunkRun) -> Void
+}
 
-  /// What a run links to while it runs: released when it finishes (`markFinished`), so that a
-  /// finished run holds no task, closure, parent or child.
-  struct Links: Sendable {
-    let id: ThunkID?
-    let serial: UInt64
-    var isCancelled = false
-    /// Why the run was cancelled, set by the first cancellation.
-    var cancellationReason: ThunkCancellationReason?
-    var cancelTask: (@Sendable () -> Void)?
-    /// Dispatches the run's `cancelled` lifecycle action, for an `AsyncThunk`.
-    var announceCancellation: (@Sendable () -> Void)?
-    /// The unfinished thunks this run dispatched, by serial; each removes itself as it finishes.
-    var children: [UInt64: ThunkRun] = [:]
-    var childrenWaiters: [CheckedContinuation<Void, Never>] = []
-    /// The run that dispatched this one, while both run.
-    var parent: ThunkRun?
-    /// Set by whichever lifecycle action ends the run first: fulfilled, rejected or cancelled.
-    var hasEnded = false
-    /// Whether the run's task has ended, and who waits for that (the next run of a queue).
-    var isFinished = false
-    var finishWaiters: [CheckedContinuation<Void, Never>] = []
+/// What a run links to while it runs, under its runner's lock; dropped when it finishes, so that
+/// a finished run holds no task, closure, parent, child or neighbour.
+struct ThunkRunLinks: Sendable {
+  /// Why the run was cancelled, set by the first cancellation.
+  var cancellationReason: ThunkCancellationReason?
+  var cancelTask: (@Sendable () -> Void)?
+  /// Dispatches the run's `cancelled` lifecycle action, for an `AsyncThunk`.
+  var announceCancellation: (@Sendable () -> Void)?
+  /// The unfinished thunks this run dispatched, by serial; each removes itself as it finishes.
+  var children: [UInt64: ThunkRun] = [:]
+  var childrenWaiters: [CheckedContinuation<Void, Never>] = []
+  /// The run that dispatched this one, while both run.
+  var parent: ThunkRun?
+  /// Who waits for the run to finish: the next run of a queue.
+  var finishWaiters: [CheckedContinuation<Void, Never>] = []
+  /// Whether the run is in its runner's list, which cancelling by identifier and releasing the
+  /// store reach, and its neighbours there.
+  var isRegistered = false
+  var older: ThunkRun?
+  var newer: ThunkRun?
+}
+
+/// The bits of a run's flags.
+enum RunFlag {
+  static var cancelled: UInt64 { 1 }
+  /// Set by whichever lifecycle action ends the run first: fulfilled, rejected or cancelled.
+  static var ended: UInt64 { 2 }
+  /// The run's body, and the task that ran it if any, have ended.
+  static var finished: UInt64 { 4 }
+  /// A thunk the run dispatched has not finished.
+  static var hasChildren: UInt64 { 8 }
+}
+
+extension SharedLockRecord where Constants == ThunkRunConstants, Guarded == ThunkRunLinks {
+  convenience init(
+    id: ThunkID?, serial: UInt64, runner: ThunkRunner,
+    dispatch: @escaping @Sendable (any Action, ThunkRun) -> Void
+  ) {
+    self.init(
+      ThunkRunConstants(id: id, serial: serial, runner: runner, dispatch: dispatch),
+      ThunkRunLinks())
   }
 
-  init(id: ThunkID?, serial: UInt64) {
-    links = Locked { Links(id: id, serial: serial) }
-  }
-
-  /// A run without an identifier: its `nil` made here, not copied from an argument through the
-  /// optional identifier's out-of-line copy functions.
-  init(serial: UInt64) {
-    links = Locked { Links(id: nil, serial: serial) }
-  }
-
-  /// Runs `body` on the links, under the run's lock.
-  private func withLinks<Result>(_ body: (inout Links) -> Result) -> Result {
-    links.withLock(body)
-  }
+  var id: ThunkID? { constants.id }
+  var serial: UInt64 { constants.serial }
+  var runner: ThunkRunner { constants.runner }
 
   var isCancelled: Bool {
-    withLinks { $0.isCancelled }
+    flags.load(ordering: .acquiring) & RunFlag.cancelled != 0
   }
 
   /// Throws `CancellationError` if the run has been cancelled; for the runner, whose code would
@@ -60,121 +73,49 @@ struct ThunkRun: Sendable {
     if isCancelled { throw CancellationError() }
   }
 
-  var cancellationReason: ThunkCancellationReason? {
-    withLinks { $0.cancellationReason }
+  var hasChildren: Bool {
+    flags.load(ordering: .acquiring) & RunFlag.hasChildren != 0
   }
 
-  /// Marks the run cancelled, cancels its task and its children.
-  ///
-  /// Idempotent.
-  ///
-  /// An `AsyncThunk`'s `cancelled` action is dispatched here, on the cancelling thread, before
-  /// this returns: a run superseded by a new one with the same id is always announced cancelled
-  /// before the new one's `pending`.
-  func cancel(_ reason: ThunkCancellationReason) {
-    let taken = withLinks {
-      links -> (
-        cancelTask: (@Sendable () -> Void)?, announce: (@Sendable () -> Void)?, children: [ThunkRun]
-      )? in
-      defer { links.isCancelled = true }
-      if links.isCancelled { return nil }
-      links.cancellationReason = reason
-      return (links.cancelTask, links.announceCancellation, Array(links.children.values))
-    }
-    guard let (cancelTask, announce, children) = taken else { return }
-    for child in children { child.cancel(.parentCancelled) }
-    if let announce, claimEnd() { announce() }
-    cancelTask?()
-  }
-
-  /// Records that the run's task has ended: resumes those waiting for it, leaves its parent and
-  /// drops every link, which breaks the cycles a running run is part of (its task and its
-  /// lifecycle closure hold it, it holds them).
-  func markFinished() {
-    let (waiters, parent) = withLinks { links in
-      links.isFinished = true
-      let taken = (links.finishWaiters, links.parent)
-      links.finishWaiters = []
-      links.parent = nil
-      links.cancelTask = nil
-      links.announceCancellation = nil
-      return taken
-    }
-    parent?.removeChild(serial)
-    for waiter in waiters { waiter.resume() }
-  }
-
-  /// Returns once the run's task has ended.
-  func waitUntilFinished() async {
-    await withCheckedContinuation { continuation in
-      let isFinished = withLinks { links in
-        if !links.isFinished { links.finishWaiters.append(continuation) }
-        return links.isFinished
-      }
-      if isFinished { continuation.resume() }
-    }
+  var isFinished: Bool {
+    flags.load(ordering: .acquiring) & RunFlag.finished != 0
   }
 
   /// Whether the caller is the first to end the run's lifecycle; each run ends once.
   func claimEnd() -> Bool {
-    withLinks { links in
-      defer { links.hasEnded = true }
-      return !links.hasEnded
-    }
+    flags.setBits(RunFlag.ended, ordering: .acquiringAndReleasing) & RunFlag.ended == 0
   }
 
-  /// Records how to announce the run cancelled, unless it has finished.
+  /// The `dispatch` the run's body receives: it drops actions once the run is cancelled, and
+  /// starts the thunks among them as the run's children.
   ///
-  /// Announces at once if the run was cancelled before this was recorded.
-  func attach(announceCancellation: @escaping @Sendable () -> Void) {
-    withLinks { links in
-      if !links.isFinished { links.announceCancellation = announceCancellation }
-    }
-    if isCancelled, claimEnd() { announceCancellation() }
-  }
-
-  /// Records how to cancel the run's task, unless it has finished; cancels it at once if the run
-  /// already is cancelled.
-  func attach(cancelTask: @escaping @Sendable () -> Void) {
-    withLinks { links in
-      if !links.isFinished { links.cancelTask = cancelTask }
-    }
-    if isCancelled { cancelTask() }
-  }
-
-  /// Records a thunk this run dispatched until it finishes, so that waiting for the run waits for
-  /// it and cancelling the run cancels it.
-  func adopt(_ child: ThunkRun) {
-    let isCancelled = withLinks { links in
-      links.children[child.serial] = child
-      return links.isCancelled
-    }
-    // The child either finds this parent when it finishes, or has finished already: exactly one
-    // of the two removes it.
-    let hasFinished = child.withLinks { links in
-      if !links.isFinished { links.parent = self }
-      return links.isFinished
-    }
-    if hasFinished {
-      removeChild(child.serial)
-    } else if isCancelled {
-      child.cancel(.parentCancelled)
+  /// It captures the run alone, so making it allocates nothing.
+  var dispatchFunction: DispatchFunction {
+    { [self] action in
+      guard !isCancelled else { return }
+      constants.dispatch(action, self)
     }
   }
 
-  private func removeChild(_ serial: UInt64) {
-    let waiters = withLinks { links -> [CheckedContinuation<Void, Never>] in
-      links.children[serial] = nil
-      guard links.children.isEmpty else { return [] }
-      defer { links.childrenWaiters = [] }
-      return links.childrenWaiters
-    }
-    for waiter in waiters { waiter.resume() }
+  var cancellationReason: ThunkCancellationReason? {
+    runner.withLinks(of: self) { $0.cancellationReason }
   }
 
-  /// Whether a thunk this run dispatched has not finished.
-  var hasChildren: Bool {
-    withLinks { !$0.children.isEmpty }
+  /// Marks the run cancelled, cancels its task and its children.
+  ///
+  /// Idempotent. An `AsyncThunk`'s `cancelled` action is dispatched here, on the cancelling
+  /// thread, before this returns: a run superseded by a new one with the same id is always
+  /// announced cancelled before the new one's `pending`.
+  func cancel(_ reason: ThunkCancellationReason) {
+    runner.cancel(self, reason)
+  }
+
+  /// Returns once the run has finished.
+  func waitUntilFinished() async {
+    guard !isFinished else { return }
+    await withCheckedContinuation { continuation in
+      runner.resumeWhenFinished(self, continuation)
+    }
   }
 
   /// Waits until every thunk this run dispatched has finished, including those they dispatch
@@ -184,12 +125,165 @@ struct ThunkRun: Sendable {
     // thread a `Task.immediate` run started on.
     guard hasChildren else { return }
     await withCheckedContinuation { continuation in
-      let isDone = withLinks { links in
-        if !links.children.isEmpty { links.childrenWaiters.append(continuation) }
-        return links.children.isEmpty
-      }
-      if isDone { continuation.resume() }
+      runner.resumeWhenChildrenFinished(self, continuation)
     }
+  }
+}
+
+/// A run's links, under the runner's lock.
+extension ThunkRunner {
+  func withLinks<Result>(of run: ThunkRun, _ body: (inout ThunkRunLinks) -> Result) -> Result {
+    state.withLock { state in run.withGuarded(holding: &state, body) }
+  }
+
+  /// Puts `run` in the list that cancelling by identifier and releasing the store reach.
+  func link(_ run: ThunkRun, in state: inout State) {
+    let older = state.newest
+    run.withGuarded(holding: &state) { links in
+      links.isRegistered = true
+      links.older = older
+    }
+    older?.withGuarded(holding: &state) { $0.newer = run }
+    state.newest = run
+  }
+
+  /// Calls `body` with each registered run, newest first.
+  func forEachRegistered(in state: inout State, _ body: (ThunkRun) -> Void) {
+    var next = state.newest
+    while let run = next {
+      body(run)
+      next = run.withGuarded(holding: &state) { $0.older }
+    }
+  }
+
+  func cancel(_ run: ThunkRun, _ reason: ThunkCancellationReason) {
+    let taken = state.withLock { state in
+      run.withGuarded(holding: &state) {
+        links -> (
+          cancelTask: (@Sendable () -> Void)?, announce: (@Sendable () -> Void)?,
+          children: [ThunkRun]
+        )? in
+        let before = run.flags.setBits(RunFlag.cancelled, ordering: .acquiringAndReleasing)
+        if before & RunFlag.cancelled != 0 { return nil }
+        links.cancellationReason = reason
+        return (links.cancelTask, links.announceCancellation, Array(links.children.values))
+      }
+    }
+    guard let (cancelTask, announce, children) = taken else { return }
+    for child in children { cancel(child, .parentCancelled) }
+    if let announce, run.claimEnd() { announce() }
+    cancelTask?()
+  }
+
+  /// Records that the run has ended: takes it out of the list, resumes those waiting for it,
+  /// leaves its parent, and drops every link, which breaks the cycles a running run is part of
+  /// (its task and its lifecycle closure hold it, it holds them).
+  func finish(_ run: ThunkRun) {
+    let (waiters, parentWaiters) = state.withLock { state in
+      let (waiters, parent) = run.withGuarded(holding: &state) {
+        links -> ([CheckedContinuation<Void, Never>], ThunkRun?) in
+        run.flags.setBits(RunFlag.finished, ordering: .acquiringAndReleasing)
+        let taken = (links.finishWaiters, links.parent)
+        links.finishWaiters = []
+        links.parent = nil
+        links.cancelTask = nil
+        links.announceCancellation = nil
+        return taken
+      }
+      unlink(run, in: &state)
+      let parentWaiters = parent.map { removeChild(run.serial, of: $0, in: &state) } ?? []
+      return (waiters, parentWaiters)
+    }
+    for waiter in waiters { waiter.resume() }
+    for waiter in parentWaiters { waiter.resume() }
+  }
+
+  /// Ends a run that nothing else could have reached: not registered, without a parent, its
+  /// task or children; no lock.
+  func finishUnreached(_ run: ThunkRun) {
+    run.flags.setBits(RunFlag.finished, ordering: .releasing)
+  }
+
+  private func unlink(_ run: ThunkRun, in state: inout State) {
+    let neighbours = run.withGuarded(holding: &state) { links -> (ThunkRun?, ThunkRun?)? in
+      guard links.isRegistered else { return nil }
+      defer {
+        links.isRegistered = false
+        links.older = nil
+        links.newer = nil
+      }
+      return (links.older, links.newer)
+    }
+    guard let (older, newer) = neighbours else { return }
+    older?.withGuarded(holding: &state) { $0.newer = newer }
+    newer?.withGuarded(holding: &state) { $0.older = older }
+    if state.newest === run { state.newest = older }
+  }
+
+  /// Takes a finished child out of its parent; returns those waiting for the parent's children
+  /// if it was the last.
+  private func removeChild(_ serial: UInt64, of parent: ThunkRun, in state: inout State)
+    -> [CheckedContinuation<Void, Never>]
+  {
+    parent.withGuarded(holding: &state) { links in
+      links.children[serial] = nil
+      guard links.children.isEmpty else { return [] }
+      parent.flags.clearBits(RunFlag.hasChildren, ordering: .acquiringAndReleasing)
+      defer { links.childrenWaiters = [] }
+      return links.childrenWaiters
+    }
+  }
+
+  /// Links a run's task, so that cancelling the run cancels it, and the run to the run that
+  /// dispatched it, so that waiting for the parent waits for it and cancelling the parent
+  /// cancels it; cancels the task at once if the run already is cancelled.
+  func attach(_ run: ThunkRun, cancelTask: @escaping @Sendable () -> Void, parent: ThunkRun?) {
+    let cancelsChild = state.withLock { state in
+      let isFinished = run.withGuarded(holding: &state) { links in
+        if !run.isFinished {
+          links.cancelTask = cancelTask
+          links.parent = parent
+        }
+        return run.isFinished
+      }
+      guard let parent, !isFinished else { return false }
+      // The child finds this parent when it finishes, under the same lock: it is removed
+      // exactly once.
+      return parent.withGuarded(holding: &state) { links in
+        links.children[run.serial] = run
+        parent.flags.setBits(RunFlag.hasChildren, ordering: .acquiringAndReleasing)
+        return parent.isCancelled
+      }
+    }
+    if run.isCancelled { cancelTask() }
+    if cancelsChild { cancel(run, .parentCancelled) }
+  }
+
+  /// Records how to announce the run cancelled, unless it has finished; announces at once if
+  /// the run was cancelled before this was recorded.
+  func attach(_ run: ThunkRun, announceCancellation: @escaping @Sendable () -> Void) {
+    withLinks(of: run) { links in
+      if !run.isFinished { links.announceCancellation = announceCancellation }
+    }
+    if run.isCancelled, run.claimEnd() { announceCancellation() }
+  }
+
+  func resumeWhenFinished(_ run: ThunkRun, _ continuation: CheckedContinuation<Void, Never>) {
+    let isFinished = withLinks(of: run) { links in
+      if !run.isFinished { links.finishWaiters.append(continuation) }
+      return run.isFinished
+    }
+    if isFinished { continuation.resume() }
+  }
+
+  func resumeWhenChildrenFinished(
+    _ run: ThunkRun, _ continuation: CheckedContinuation<Void, Never>
+  ) {
+    let isDone = withLinks(of: run) { links in
+      if !links.children.isEmpty { links.childrenWaiters.append(continuation) }
+      return links.children.isEmpty
+    }
+    if isDone { continuation.resume() }
   }
 }
 

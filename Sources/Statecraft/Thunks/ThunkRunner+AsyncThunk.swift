@@ -4,13 +4,13 @@ extension ThunkRunner {
     _ thunk: AsyncThunk<State, Value>, on target: ThunkTarget<State>, parent: ThunkRun?
   ) -> ThunkTask<Value> {
     checkNotReducing(target, "dispatch(\(thunk.misuseName))")
-    let admission = admit(id: thunk.id, policy: thunk.policy)
+    let host = host(for: target)
+    let admission = admit(id: thunk.id, policy: thunk.policy, in: host)
     let run = admission.run
     guard !admission.isDropped else { return dropped(run) }
-    let context = ThunkContext(run: run, runner: self, target: target)
     let name = thunk.name
     let body = thunk.body
-    let dispatch = target.dispatch
+    let dispatch = host.dispatch
     // The serial, not the run: the run keeps this closure until it finishes.
     let serial = run.serial
     let (pending, cancelled) = (thunk.lifecycle.pending, thunk.lifecycle.cancelled)
@@ -22,12 +22,12 @@ extension ThunkRunner {
     let wait = admission.wait
     if wait == nil {
       dispatch(pending(name, serial))
-      run.attach(announceCancellation: announceCancellation)
+      attach(run, announceCancellation: announceCancellation)
     }
     // Detached, never started here: `dispatch` returns with `pending` reduced and the body not
     // yet run, which reducers and tests of lifecycle actions rely on.
     let task = Task.detached { [self] in
-      defer { end(run) }
+      defer { finish(run) }
       if let wait {
         do {
           try await wait()
@@ -37,10 +37,10 @@ extension ThunkRunner {
           throw error
         }
         dispatch(pending(name, serial))
-        run.attach(announceCancellation: announceCancellation)
+        attach(run, announceCancellation: announceCancellation)
       }
       do {
-        let value = try await body(context)
+        let value = try await body(ThunkContext(run: run, host: host))
         await run.waitForChildren()
         try run.checkCancellation()
         if run.claimEnd() { dispatch(fulfilled(name, serial, value)) }
@@ -56,6 +56,6 @@ extension ThunkRunner {
         throw error
       }
     }
-    return finish(task, run: run, parent: parent)
+    return started(task, run: run, parent: parent)
   }
 }

@@ -13,6 +13,7 @@ extension ThunkRunner {
     -> ThunkTask<Void>
   {
     checkNotReducing(target, "dispatch(\(thunk.misuseName))")
+    let host = host(for: target)
     // One switch on the body: in code not specialized for the app's state, each match looks
     // the body's type up at run time.
     switch thunk.body {
@@ -20,22 +21,24 @@ extension ThunkRunner {
       // Without an identifier no policy applies: the run waits for nothing, and may end here
       // without being registered.
       if case .none = thunk.id {
-        let run = ThunkRun(serial: nextSerial())
-        return runInline(body, run: run, isRegistered: false, on: target, parent: parent)
+        let run = unregisteredRun(in: host)
+        return runInline(
+          body, run: run, isRegistered: false, on: target, host: host, parent: parent)
       }
-      let admission = admit(id: thunk.id, policy: thunk.policy)
+      let admission = admit(id: thunk.id, policy: thunk.policy, in: host)
       guard !admission.isDropped else { return dropped(admission.run) }
       guard admission.wait != nil else {
-        return runInline(body, run: admission.run, isRegistered: true, on: target, parent: parent)
+        return runInline(
+          body, run: admission.run, isRegistered: true, on: target, host: host, parent: parent)
       }
       // Its turn comes later (queue, debounce): the body runs in the task.
-      return runInTask(admission, parent: parent, on: target) { context in
+      return runInTask(admission, parent: parent, on: target, host: host) { context in
         body(context.dispatch, context.host.getState)
       }
     case .async(let body):
-      let admission = admit(id: thunk.id, policy: thunk.policy)
+      let admission = admit(id: thunk.id, policy: thunk.policy, in: host)
       guard !admission.isDropped else { return dropped(admission.run) }
-      return runInTask(admission, parent: parent, on: target, body)
+      return runInTask(admission, parent: parent, on: target, host: host, body)
     }
   }
 
@@ -45,18 +48,19 @@ extension ThunkRunner {
   /// captures.
   private func runInTask<State>(
     _ admission: Admission, parent: ThunkRun?, on target: ThunkTarget<State>,
+    host: ThunkHost<State>,
     _ body: @escaping @Sendable (ThunkContext<State>) async throws -> Void
   ) -> ThunkTask<Void> {
     let run = admission.run
-    let context = ThunkContext(run: run, runner: self, target: target)
+    let wait = admission.wait
     let task = startTask(on: target) { [self] in
-      defer { end(run) }
+      defer { finish(run) }
       do {
-        if let wait = admission.wait {
+        if let wait {
           try await wait()
           try run.checkCancellation()
         }
-        try await body(context)
+        try await body(ThunkContext(run: run, host: host))
         await run.waitForChildren()
       } catch {
         await run.waitForChildren()
@@ -64,7 +68,7 @@ extension ThunkRunner {
         throw error
       }
     }
-    return finish(task, run: run, parent: parent)
+    return started(task, run: run, parent: parent)
   }
 
   /// Runs a body that does not `await`, here and now, and ends its run once it has no children.
@@ -73,21 +77,22 @@ extension ThunkRunner {
       @Sendable (
         _ dispatch: @escaping DispatchFunction, _ getState: @escaping GetState<State>
       ) -> Void,
-    run: ThunkRun, isRegistered: Bool, on target: ThunkTarget<State>, parent: ThunkRun?
+    run: ThunkRun, isRegistered: Bool, on target: ThunkTarget<State>, host: ThunkHost<State>,
+    parent: ThunkRun?
   ) -> ThunkTask<Void> {
-    body(runDispatch(in: target, run: run, runner: self), getState(in: target))
+    body(run.dispatchFunction, host.getState)
     // The body's dispatches ran before it returned: a thunk it dispatched has either ended or
     // is a child by now. A child a callback dispatches later, once the run has ended, is one
     // nobody waits for, as after a run that ended in its task.
     guard run.hasChildren else {
-      if isRegistered { end(run) } else { run.markFinished() }
+      if isRegistered { finish(run) } else { finishUnreached(run) }
       return ThunkTask(endedWithoutTask: run, dropped: false)
     }
     if !isRegistered { register(run) }  // releasing the store now cancels it
     let task = startTask(on: target) { [self] in
       await run.waitForChildren()
-      end(run)
+      finish(run)
     }
-    return finish(task, run: run, parent: parent)
+    return started(task, run: run, parent: parent)
   }
 }

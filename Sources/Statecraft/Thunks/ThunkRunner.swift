@@ -4,23 +4,45 @@ import StatecraftPrimitives
 /// errors go.
 @usableFromInline
 final class ThunkRunner: Sendable {
-  private struct State: Sendable {
-    /// The runs that cancelling by identifier or releasing the store reaches.
-    var running: [UInt64: ThunkRun] = [:]
+  /// What the runner's lock guards: its own state, and the links of each of its runs.
+  struct State: Sendable {
+    /// The newest registered run, the head of the list that cancelling by identifier and
+    /// releasing the store reach (`ThunkRunLinks.older`).
+    var newest: ThunkRun?
     /// When a throttled id last started a run.
     var lastStarts: [ThunkID: Interval] = [:]
     var environment = ThunkEnvironment()
     var errorHandler: (@Sendable (any Error) -> Void)? = ThunkRunner.defaultErrorHandler
+    /// Where this runner's thunks run, once one has run (`host(for:)`).
+    var host: (any AnyObject & Sendable)?
   }
 
-  private let state = Locked(State())
+  // The address of `state.host`, which keeps it: read without the lock on each run. Reached
+  // only through `_hostAddress`, atomically: never read or written here after `init`. In the
+  // runner itself, so that a store keeps one allocation of atomic words, its engine's.
+  nonisolated(unsafe) private var _hostAddressStorage: UInt64
+  let state = Locked(State())
 
   @usableFromInline
-  init() {}
+  init() {
+    _hostAddressStorage = 0x5CA1_AB1E
+    assert(
+      _hostAddress.load(ordering: .relaxed) == 0x5CA1_AB1E,
+      "the host's address is the first stored property")
+    _hostAddressStorage = 0
+  }
+
+  @inlinable
+  var _hostAddress: AtomicWord<UInt> { AtomicWord(firstStoredPropertyOf: self) }
 
   /// Cancels every running thunk; called when the store is released.
   func cancelAll() {
-    for run in state.withLock({ Array($0.running.values) }) { run.cancel(.storeReleased) }
+    let runs = state.withLock { state in
+      var runs: [ThunkRun] = []
+      forEachRegistered(in: &state) { runs.append($0) }
+      return runs
+    }
+    for run in runs { run.cancel(.storeReleased) }
   }
 
   var environment: ThunkEnvironment {
@@ -31,6 +53,50 @@ final class ThunkRunner: Sendable {
   var errorHandler: (@Sendable (any Error) -> Void)? {
     get { state.withLock { $0.errorHandler } }
     set { state.withLock { $0.errorHandler = newValue } }
+  }
+
+  /// Where the thunks of this runner run: the host of its store, or of the chain it was made
+  /// for; made by the first run and kept.
+  ///
+  /// A runner serves one target: a store's engine, or the `dispatch` and `getState` a thunk
+  /// middleware was handed. A root store's host comes through the core's specialized
+  /// `_thunkHost`: here, in code not specialized for the app's `State`, naming
+  /// `ThunkHost<State>` looks its type up at run time.
+  func host<State>(for target: ThunkTarget<State>) -> ThunkHost<State> {
+    switch target {
+    case .store(.root(let core)): core._specialized._thunkHost(core, self)
+    case .store(.scope(let scope)):
+      if let host = keptHost(as: ThunkHost<State>.self) {
+        host
+      } else {
+        knownObject(keep(ThunkHost(scope: scope)), as: ThunkHost<State>.self)
+      }
+    case .handed(let host): host
+    }
+  }
+
+  /// The kept host, if a run kept one.
+  @inlinable
+  func keptHost<State>(as _: ThunkHost<State>.Type) -> ThunkHost<State>? {
+    let kept = _hostAddress.load(ordering: .acquiring)
+    return kept == 0 ? nil : withObject(at: kept, as: ThunkHost<State>.self) { $0 }
+  }
+
+  /// Keeps `made` as the runner's host, unless another run kept one first; returns the kept one.
+  @usableFromInline
+  func keep(_ made: any AnyObject & Sendable) -> AnyObject {
+    state.withLock { state in
+      if let host = state.host { return host }
+      state.host = made
+      _hostAddress.store(address(of: made), ordering: .releasing)
+      return made
+    }
+  }
+
+  /// A run of a thunk without an identifier, not registered: one that runs inline and may end
+  /// before `dispatch` returns.
+  func unregisteredRun<State>(in host: ThunkHost<State>) -> ThunkRun {
+    ThunkRun(id: nil, serial: nextSerial(), runner: self, dispatch: host.runDispatch)
   }
 
   /// How a new run starts under its policy.
@@ -44,21 +110,22 @@ final class ThunkRunner: Sendable {
 
   /// Registers a new run under `policy`: cancels the runs it supersedes, or drops it, or makes
   /// it wait for its turn.
-  func admit(id: ThunkID?, policy: ThunkPolicy) -> Admission {
+  func admit<State>(id: ThunkID?, policy: ThunkPolicy, in host: ThunkHost<State>) -> Admission {
+    let dispatch = host.runDispatch
     guard let id, policy != .concurrent else {
-      let run = state.withLock { state in
-        let run = ThunkRun(id: id, serial: nextSerial())
-        state.running[run.serial] = run
-        return run
-      }
+      let run = ThunkRun(id: id, serial: nextSerial(), runner: self, dispatch: dispatch)
+      state.withLock { state in link(run, in: &state) }
       return Admission(run: run, wait: nil, isDropped: false)
     }
     let clock = environment[ThunkClockKey.self]
     let now = clock.now
     let (run, superseded, previous, isDropped) = state.withLock {
-      runs -> (run: ThunkRun, superseded: [ThunkRun], previous: ThunkRun?, isDropped: Bool) in
-      let run = ThunkRun(id: id, serial: nextSerial())
-      let same = runs.running.values.filter { $0.id == id }
+      state -> (run: ThunkRun, superseded: [ThunkRun], previous: ThunkRun?, isDropped: Bool) in
+      // The serial under the lock, so that the numbers of the runs of one identifier follow
+      // the order they were admitted in (`.queue`).
+      let run = ThunkRun(id: id, serial: nextSerial(), runner: self, dispatch: dispatch)
+      var same: [ThunkRun] = []
+      forEachRegistered(in: &state) { if $0.id == id { same.append($0) } }
       var result: (run: ThunkRun, superseded: [ThunkRun], previous: ThunkRun?, isDropped: Bool) =
         (run, [], nil, false)
       switch policy {
@@ -67,15 +134,15 @@ final class ThunkRunner: Sendable {
       case .dropWhileRunning: result.isDropped = !same.isEmpty
       case .queue: result.previous = same.max { $0.serial < $1.serial }
       case .throttle(let interval):
-        if let last = runs.lastStarts[id],
+        if let last = state.lastStarts[id],
           now.nanoseconds &- last.nanoseconds < interval.nanoseconds
         {
           result.isDropped = true
         } else {
-          runs.lastStarts[id] = now
+          state.lastStarts[id] = now
         }
       }
-      if !result.isDropped { runs.running[run.serial] = run }
+      if !result.isDropped { link(run, in: &state) }
       return result
     }
     for old in superseded { old.cancel(.superseded(by: policy)) }
@@ -95,9 +162,6 @@ final class ThunkRunner: Sendable {
   }
 
   /// A number for a new run.
-  ///
-  /// Taken under the lock for a run with an identifier, so that the numbers of the runs of one
-  /// identifier follow the order they were admitted in (`.queue`).
   func nextSerial() -> UInt64 {
     runSerials.add(1, ordering: .relaxed).newValue
   }
@@ -105,16 +169,15 @@ final class ThunkRunner: Sendable {
   /// Registers a run that was not admitted: one without an identifier that ran inline and
   /// outlives the call, because it has children.
   func register(_ run: ThunkRun) {
-    state.withLock { $0.running[run.serial] = run }
-  }
-
-  func end(_ run: ThunkRun) {
-    _ = state.withLock { $0.running.removeValue(forKey: run.serial) }
-    run.markFinished()
+    state.withLock { state in link(run, in: &state) }
   }
 
   func cancel(id: ThunkID) {
-    let matching = state.withLock { $0.running.values.filter { $0.id == id } }
+    let matching = state.withLock { state in
+      var matching: [ThunkRun] = []
+      forEachRegistered(in: &state) { if $0.id == id { matching.append($0) } }
+      return matching
+    }
     for run in matching { run.cancel(.cancelledByID(id)) }
   }
 
@@ -135,17 +198,16 @@ extension ThunkRunner {
   ///
   /// The run has finished before its parent, if any, could adopt it.
   func dropped<Value>(_ run: ThunkRun) -> ThunkTask<Value> {
-    run.markFinished()
+    finish(run)
     return ThunkTask(endedWithoutTask: run, dropped: true)
   }
 
   /// The task of `run`, linked to it so that cancelling the run cancels the task, and the run
   /// linked to its parent.
-  func finish<Value>(_ task: Task<Value, any Error>, run: ThunkRun, parent: ThunkRun?)
+  func started<Value>(_ task: Task<Value, any Error>, run: ThunkRun, parent: ThunkRun?)
     -> ThunkTask<Value>
   {
-    run.attach(cancelTask: { task.cancel() })
-    parent?.adopt(run)
+    attach(run, cancelTask: { task.cancel() }, parent: parent)
     return ThunkTask(task, run: run)
   }
 }
@@ -161,7 +223,7 @@ extension ThunkRunner {
   /// action being processed. Before macOS 26 and its siblings, always detached.
   func startTask<State, Success: Sendable>(
     on target: ThunkTarget<State>,
-    _ operation: sending @escaping () async throws -> Success
+    _ operation: sending @escaping @isolated(any) () async throws -> Success
   ) -> Task<Success, any Error> {
     if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *), startsInline(in: target) {
       return Task.immediate(operation: operation)

@@ -7,7 +7,8 @@ import StatecraftPrimitives
 /// app's state, copies it through its type's value witnesses, looked up at run time.
 enum ThunkTarget<State: Sendable>: Sendable {
   case store(Engine<State>)
-  case handed(HandedThunkTarget<State>)
+  /// The host made once per chain from the `dispatch` and `getState` the middleware was handed.
+  case handed(ThunkHost<State>)
 
   /// This target as one of `Other`, which ``startable(_:for:)`` checked is `State`.
   func `as`<Other>(_: Other.Type) -> ThunkTarget<Other> {
@@ -16,39 +17,22 @@ enum ThunkTarget<State: Sendable>: Sendable {
     }
     return target
   }
-
-  /// Dispatches the actions the runner itself sends, such as lifecycle actions.
-  var dispatch: DispatchFunction {
-    switch self {
-    case .store(.root(let core)): { [weak core] action in core?.dispatchFromGenericCode(action) }
-    case .store(.scope(let scope)): { [weak scope] action in scope?.dispatch(action) }
-    case .handed(let handed): handed.dispatch
-    }
-  }
 }
 
-/// The `dispatch` and `getState` the thunk middleware was handed in a chain built by hand; made
-/// once per chain, with the host its runs share.
-final class HandedThunkTarget<State: Sendable>: Sendable {
-  let dispatch: DispatchFunction
-  let host: ThunkHost<State>
-
-  init(dispatch: @escaping DispatchFunction, getState: @escaping GetState<State>) {
-    self.dispatch = dispatch
-    host = ThunkHost(handed: getState)
-  }
-}
+// The functions on a target are free functions, not members of the generic `ThunkTarget`: a
+// member would look its type up at run time on each run, in code that is not specialized for
+// the app's state.
 
 /// Whether a run's task may start on this thread in `target`: see `ThunkRunner.startTask`.
 func startsInline<State>(in target: ThunkTarget<State>) -> Bool {
-  guard case .store(let engine) = target else { return false }
-  return !MainQueue.isCurrent && !engine.isTurnHeld
+  switch target {
+  case .store(.root(let core)): !MainQueue.isCurrent && !core.isTurnHeld
+  case .store(.scope(let scope)): !MainQueue.isCurrent && !scope.isTurnHeld
+  case .handed: false
+  }
 }
 
 /// Stops the program if `target` is a store whose reducer runs on this thread (C11).
-///
-/// This and the functions around it are free functions, not members of the generic
-/// `ThunkTarget`, as `runDispatch(to:run:runner:)` says why.
 func checkNotReducing<State>(_ target: ThunkTarget<State>, _ call: @autoclosure () -> String) {
   switch target {
   case .store(let engine): engine.checkNotReducing(.method(call()))
@@ -56,117 +40,67 @@ func checkNotReducing<State>(_ target: ThunkTarget<State>, _ call: @autoclosure 
   }
 }
 
-/// The `dispatch` a run's body receives in `target`: see `runDispatch(to:run:runner:)`.
-func runDispatch<State>(in target: ThunkTarget<State>, run: ThunkRun, runner: ThunkRunner)
-  -> DispatchFunction
-{
-  switch target {
-  case .store(let engine): runDispatch(to: engine, run: run, runner: runner)
-  case .handed(let handed): runDispatch(to: handed.dispatch, run: run)
-  }
-}
-
-/// The `getState` a body with `dispatch` and `getState` receives in `target`: the committed
-/// state, `nil` once the store is gone.
-func getState<State>(in target: ThunkTarget<State>) -> GetState<State> {
-  switch target {
-  case .store(.root(let core)): core._specialized._thunkGetState(core)
-  case .store(.scope(let scope)): { [weak scope] in scope?.snapshot?.state }
-  case .handed(let handed): handed.host.getState
-  }
-}
-
-/// Where a thunk runs in `engine`: a root store's own, made once; a scope's, made per run.
-func thunkHost<State>(of engine: Engine<State>) -> ThunkHost<State> {
-  switch engine {
-  case .root(let core): core._specialized._thunkHost(core)
-  case .scope(let scope): ThunkHost(scope: scope)
-  }
-}
-
-/// The `dispatch` a run's body receives in a store.
-///
-/// It drops actions once the run is cancelled, and starts the thunks among them as the run's
-/// children. Built once per run, not on each use.
-///
-/// Free functions, not members of the generic `ThunkTarget`: a member would look its type up
-/// at run time on each run, in code that is not specialized for the app's state.
-func runDispatch<State>(to engine: Engine<State>, run: ThunkRun, runner: ThunkRunner)
-  -> DispatchFunction
-{
-  switch engine {
-  case .root(let core):
-    { [weak core] action in
-      guard !run.isCancelled, let core else { return }
-      runner.dispatch(action, on: .root(core), parent: run)
-    }
-  case .scope(let scope):
-    { [weak scope] action in
-      guard !run.isCancelled, let scope else { return }
-      runner.dispatch(action, on: .scope(scope), parent: run)
-    }
-  }
-}
-
-/// The `dispatch` a run's body receives outside a store.
-///
-/// The handed one, dropping actions once the run is cancelled.
-func runDispatch(to dispatch: @escaping DispatchFunction, run: ThunkRun) -> DispatchFunction {
-  { action in
-    guard !run.isCancelled else { return }
-    dispatch(action)
-  }
-}
-
 extension ThunkContext {
-  /// The context of `run`, in `target`.
-  ///
-  /// Its `dispatch` is built once per run, not on each use.
-  init(run: ThunkRun, runner: ThunkRunner, target: ThunkTarget<State>) {
+  /// The context of `run`, in `host`.
+  init(run: ThunkRun, host: ThunkHost<State>) {
     self.run = run
-    self.runner = runner
-    switch target {
-    case .store(let engine):
-      dispatch = runDispatch(to: engine, run: run, runner: runner)
-      host = thunkHost(of: engine)
-    case .handed(let handed):
-      dispatch = runDispatch(to: handed.dispatch, run: run)
-      host = handed.host
-    }
+    self.host = host
+    dispatch = run.dispatchFunction
   }
 }
 
-/// Where a thunk runs: the engine of a root store or a scope, held weakly, or, outside a store,
-/// the `getState` the thunk middleware was handed in a chain built by hand.
+/// Where the thunks of a runner run.
+///
+/// The engine of a root store or a scope, held weakly, or, outside a store, the `dispatch` and
+/// `getState` the thunk middleware was handed in a chain built by hand. Made once per runner
+/// (`ThunkRunner.host(for:)`), with the closures each run uses, so that a run makes none.
 ///
 /// A class, so that a ``ThunkContext`` holds no weak reference of its own: a generic struct
 /// with one is copied through its type's value witnesses, looked up at run time in the runner's
-/// code, which is not specialized for the app's state. A root store makes its own once
-/// (`StoreCore.thunkHost()`), in code that is.
+/// code, which is not specialized for the app's state.
 @usableFromInline
 final class ThunkHost<State: Sendable>: Sendable {
   weak let core: StoreCore<State>?
   weak let scope: ScopeCore<State>?
   /// The committed state; `nil` once the store is gone.
-  @usableFromInline let getState: GetState<State>
+  let getState: GetState<State>
+  /// Dispatches the actions the runner itself sends, such as lifecycle actions.
+  let dispatch: DispatchFunction
+  /// Dispatches an action of a run's body: starts the thunks among them as the run's children.
+  let runDispatch: @Sendable (any Action, ThunkRun) -> Void
 
+  /// The host of a root store: its `getState` is the core's, compiled for the app's `State`
+  /// where the store was made (`StoreCore.Specialized`).
   @usableFromInline
   init(core: StoreCore<State>) {
     self.core = core
     scope = nil
-    getState = { [weak core] in core?.stateFromGenericCode }
+    getState = core._specialized._thunkGetState(core)
+    dispatch = { [weak core] action in core?.dispatchFromGenericCode(action) }
+    runDispatch = { [weak core] action, run in
+      guard let core else { return }
+      run.runner.dispatch(action, on: .root(core), parent: run)
+    }
   }
 
   init(scope: ScopeCore<State>) {
     core = nil
     self.scope = scope
     getState = { [weak scope] in scope?.snapshot?.state }
+    dispatch = { [weak scope] action in scope?.dispatch(action) }
+    runDispatch = { [weak scope] action, run in
+      guard let scope else { return }
+      run.runner.dispatch(action, on: .scope(scope), parent: run)
+    }
   }
 
-  init(handed getState: @escaping GetState<State>) {
+  /// The host of a chain built by hand: the handed `dispatch`, which never starts a child.
+  init(handed dispatch: @escaping DispatchFunction, getState: @escaping GetState<State>) {
     core = nil
     scope = nil
     self.getState = getState
+    self.dispatch = dispatch
+    runDispatch = { action, _ in dispatch(action) }
   }
 
   /// The engine, while its store is alive; `nil` outside a store.
@@ -178,41 +112,19 @@ final class ThunkHost<State: Sendable>: Sendable {
 }
 
 extension StoreCore {
-  /// Where thunks run in this store, with the `getState` their bodies receive.
-  ///
-  /// Made by the first thunk that runs and kept, so that a thunk's run allocates none; not
-  /// before, because holding the core weakly moves its reference counts to the runtime's slower
-  /// path, which a store that runs no thunk need not pay.
+  /// The runner's host and the `getState` a thunk's body receives, built in code compiled for
+  /// the app's `State` (`StoreCore.Specialized`), beside the thunks that use them, so that a
+  /// thunk's way does not pass through the core's file.
   @inlinable
-  func thunkHost() -> ThunkHost<State> {
-    _books.withLock { books in madeThunkHost(&books) }
-  }
-
-  /// The host's `getState`, for a body that takes `dispatch` and `getState`: read under the
-  /// lock, which spares the run a retain and a release of the host.
-  @inlinable
-  func thunkGetState() -> GetState<State> {
-    _books.withLock { books in books.thunkHost?.getState ?? madeThunkHost(&books).getState }
-  }
-
-  @inlinable
-  func madeThunkHost(_ books: inout Books<State>) -> ThunkHost<State> {
-    if let host = books.thunkHost { return host }
-    let host = ThunkHost(core: self)
-    books.thunkHost = host
-    return host
-  }
-
-  /// ``thunkHost()`` and ``thunkGetState()`` as `StoreCore.Specialized` keeps them, built where
-  /// the store is made and so compiled for the app's `State`; here, beside the thunks that use
-  /// them, so that a thunk's way does not pass through the core's file.
-  @inlinable
-  static var thunkHostFunction: @Sendable (StoreCore) -> ThunkHost<State> {
-    { core in core.thunkHost() }
+  static var thunkHostFunction: @Sendable (StoreCore, ThunkRunner) -> ThunkHost<State> {
+    { core, runner in
+      if let host = runner.keptHost(as: ThunkHost<State>.self) { return host }
+      return knownObject(runner.keep(ThunkHost(core: core)), as: ThunkHost<State>.self)
+    }
   }
 
   @inlinable
   static var thunkGetStateFunction: @Sendable (StoreCore) -> GetState<State> {
-    { core in core.thunkGetState() }
+    { core in { [weak core] in core?.stateFromGenericCode } }
   }
 }
