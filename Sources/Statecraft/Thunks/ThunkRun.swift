@@ -47,6 +47,11 @@ enum RunFlag {
   static var finished: UInt64 { 4 }
   /// A thunk the run dispatched has not finished.
   static var hasChildren: UInt64 { 8 }
+  /// Something else than its own task may reach the run.
+  ///
+  /// The runner's list, its task's cancellation, a parent or a waiter. Set under the runner's
+  /// lock; a run that finishes without it finishes without the lock.
+  static var linked: UInt64 { 16 }
 }
 
 extension SharedLockRecord where Constants == ThunkRunConstants, Guarded == ThunkRunLinks {
@@ -138,6 +143,7 @@ extension ThunkRunner {
 
   /// Puts `run` in the list that cancelling by identifier and releasing the store reach.
   func link(_ run: ThunkRun, in state: inout State) {
+    run.flags.setBits(RunFlag.linked, ordering: .acquiringAndReleasing)
     let older = state.newest
     run.withGuarded(holding: &state) { links in
       links.isRegistered = true
@@ -179,10 +185,13 @@ extension ThunkRunner {
   /// leaves its parent, and drops every link, which breaks the cycles a running run is part of
   /// (its task and its lifecycle closure hold it, it holds them).
   func finish(_ run: ThunkRun) {
+    // Unlinked, nothing but the caller reaches the run: `attach`, under the lock, sees it
+    // finished and links nothing.
+    let before = run.flags.setBits(RunFlag.finished, ordering: .acquiringAndReleasing)
+    guard before & RunFlag.linked != 0 else { return }
     let (waiters, parentWaiters) = state.withLock { state in
       let (waiters, parent) = run.withGuarded(holding: &state) {
         links -> ([CheckedContinuation<Void, Never>], ThunkRun?) in
-        run.flags.setBits(RunFlag.finished, ordering: .acquiringAndReleasing)
         let taken = (links.finishWaiters, links.parent)
         links.finishWaiters = []
         links.parent = nil
@@ -196,12 +205,6 @@ extension ThunkRunner {
     }
     for waiter in waiters { waiter.resume() }
     for waiter in parentWaiters { waiter.resume() }
-  }
-
-  /// Ends a run that nothing else could have reached: not registered, without a parent, its
-  /// task or children; no lock.
-  func finishUnreached(_ run: ThunkRun) {
-    run.flags.setBits(RunFlag.finished, ordering: .releasing)
   }
 
   private func unlink(_ run: ThunkRun, in state: inout State) {
@@ -234,18 +237,25 @@ extension ThunkRunner {
     }
   }
 
-  /// Links a run's task, so that cancelling the run cancels it, and the run to the run that
+  /// Links a run's task, so that cancelling the run cancels it, the run to the run that
   /// dispatched it, so that waiting for the parent waits for it and cancelling the parent
-  /// cancels it; cancels the task at once if the run already is cancelled.
+  /// cancels it, and a run admitted without a list entry into the list; cancels the task at
+  /// once if the run already is cancelled.
+  ///
+  /// A run without an identifier enters the list here rather than when admitted: one lock for
+  /// both. Until then only its own task reaches it, which may already have finished it.
   func attach(_ run: ThunkRun, cancelTask: @escaping @Sendable () -> Void, parent: ThunkRun?) {
     let cancelsChild = state.withLock { state in
-      let isFinished = run.withGuarded(holding: &state) { links in
-        if !run.isFinished {
+      let before = run.flags.setBits(RunFlag.linked, ordering: .acquiringAndReleasing)
+      let isFinished = before & RunFlag.finished != 0
+      let isRegistered = run.withGuarded(holding: &state) { links in
+        if !isFinished {
           links.cancelTask = cancelTask
           links.parent = parent
         }
-        return run.isFinished
+        return links.isRegistered
       }
+      if !isFinished, !isRegistered { link(run, in: &state) }
       guard let parent, !isFinished else { return false }
       // The child finds this parent when it finishes, under the same lock: it is removed
       // exactly once.
@@ -263,15 +273,18 @@ extension ThunkRunner {
   /// the run was cancelled before this was recorded.
   func attach(_ run: ThunkRun, announceCancellation: @escaping @Sendable () -> Void) {
     withLinks(of: run) { links in
-      if !run.isFinished { links.announceCancellation = announceCancellation }
+      let before = run.flags.setBits(RunFlag.linked, ordering: .acquiringAndReleasing)
+      if before & RunFlag.finished == 0 { links.announceCancellation = announceCancellation }
     }
     if run.isCancelled, run.claimEnd() { announceCancellation() }
   }
 
   func resumeWhenFinished(_ run: ThunkRun, _ continuation: CheckedContinuation<Void, Never>) {
     let isFinished = withLinks(of: run) { links in
-      if !run.isFinished { links.finishWaiters.append(continuation) }
-      return run.isFinished
+      let before = run.flags.setBits(RunFlag.linked, ordering: .acquiringAndReleasing)
+      let isFinished = before & RunFlag.finished != 0
+      if !isFinished { links.finishWaiters.append(continuation) }
+      return isFinished
     }
     if isFinished { continuation.resume() }
   }

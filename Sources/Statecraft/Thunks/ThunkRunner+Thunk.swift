@@ -85,10 +85,10 @@ extension ThunkRunner {
     // is a child by now. A child a callback dispatches later, once the run has ended, is one
     // nobody waits for, as after a run that ended in its task.
     guard run.hasChildren else {
-      if isRegistered { finish(run) } else { finishUnreached(run) }
+      finish(run)
       return ThunkTask(endedWithoutTask: run, dropped: false)
     }
-    if !isRegistered { register(run) }  // releasing the store now cancels it
+    // Registered with its task, if it was not (`attach`): releasing the store then cancels it.
     let task = startTask(on: target) { [self] in
       await run.waitForChildren()
       finish(run)

@@ -112,7 +112,12 @@ final class ThunkRunner: Sendable {
   /// it wait for its turn.
   func admit<State>(id: ThunkID?, policy: ThunkPolicy, in host: ThunkHost<State>) -> Admission {
     let dispatch = host.runDispatch
-    guard let id, policy != .concurrent else {
+    guard let id else {
+      // Entered in the list with its task (`attach`): nothing reaches it by identifier.
+      let run = ThunkRun(id: nil, serial: nextSerial(), runner: self, dispatch: dispatch)
+      return Admission(run: run, wait: nil, isDropped: false)
+    }
+    guard policy != .concurrent else {
       let run = ThunkRun(id: id, serial: nextSerial(), runner: self, dispatch: dispatch)
       state.withLock { state in link(run, in: &state) }
       return Admission(run: run, wait: nil, isDropped: false)
@@ -164,12 +169,6 @@ final class ThunkRunner: Sendable {
   /// A number for a new run.
   func nextSerial() -> UInt64 {
     runSerials.add(1, ordering: .relaxed).newValue
-  }
-
-  /// Registers a run that was not admitted: one without an identifier that ran inline and
-  /// outlives the call, because it has children.
-  func register(_ run: ThunkRun) {
-    state.withLock { state in link(run, in: &state) }
   }
 
   func cancel(id: ThunkID) {
