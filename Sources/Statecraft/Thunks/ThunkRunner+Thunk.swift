@@ -52,19 +52,31 @@ extension ThunkRunner {
     _ body: @escaping @Sendable (ThunkContext<State>) async throws -> Void
   ) -> ThunkTask<Void> {
     let run = admission.run
-    let wait = admission.wait
-    let task = startTask(on: target) { [self] in
-      defer { finish(run) }
-      do {
-        if let wait {
-          try await wait()
-          try run.checkCancellation()
+    // Without a wait, a closure that captures none: fewer references to take and drop per run.
+    guard let wait = admission.wait else {
+      let task = startTask(on: target) {
+        defer { run.runner.finish(run) }
+        do {
+          try await body(ThunkContext(run: run, host: host))
+          await run.waitForChildren()
+        } catch {
+          await run.waitForChildren()
+          run.runner.report(error)
+          throw error
         }
+      }
+      return started(task, run: run, parent: parent)
+    }
+    let task = startTask(on: target) {
+      defer { run.runner.finish(run) }
+      do {
+        try await wait()
+        try run.checkCancellation()
         try await body(ThunkContext(run: run, host: host))
         await run.waitForChildren()
       } catch {
         await run.waitForChildren()
-        report(error)
+        run.runner.report(error)
         throw error
       }
     }

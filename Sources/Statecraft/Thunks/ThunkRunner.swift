@@ -206,7 +206,9 @@ extension ThunkRunner {
   func started<Value>(_ task: Task<Value, any Error>, run: ThunkRun, parent: ThunkRun?)
     -> ThunkTask<Value>
   {
-    attach(run, cancelTask: { task.cancel() }, parent: parent)
+    // A body that never suspended has finished its run inside `Task.immediate`: nothing is
+    // left to cancel or to wait for, so nothing to link.
+    if !run.isFinished { attach(run, cancelTask: { task.cancel() }, parent: parent) }
     return ThunkTask(task, run: run)
   }
 }
