@@ -85,7 +85,13 @@ extension StoreCore {
   func process(
     at action: UnsafePointer<any Action>, thread me: UInt, readingState: Bool
   ) -> Reduction<State>.Snapshot? {
-    guard let chain else {
+    let ran: Void? = withChainBox { box in
+      _processLock.whileOwning(me) {
+        box._run(action.pointee)
+        drainOwnerLane(box._run)
+      }
+    }
+    guard ran != nil else {
       // Without middleware nothing can dispatch re-entrantly on this thread (a reducer may not;
       // subscribers queue on the round lane), so the state lock alone orders the reductions.
       #if DEBUG
@@ -94,10 +100,6 @@ extension StoreCore {
       return _reduction.commit(at: action) { committed, version in
         readingState ? committed._state.map { ($0, version) } : nil
       }
-    }
-    _processLock.whileOwning(me) {
-      chain(action.pointee)
-      drainOwnerLane(chain)
     }
     return nil
   }

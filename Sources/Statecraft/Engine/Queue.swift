@@ -128,6 +128,18 @@ extension StoreCore {
     return withObject(at: box, as: ChainBox.self) { $0._run }
   }
 
+  /// Calls `body` with the box of the middleware chain in force, borrowed, or returns `nil`
+  /// without middleware.
+  ///
+  /// The dispatch path's way to the chain: calling `_run` on the borrowed box takes no reference
+  /// to it, where `chain` returns one to take and drop. The books keep every box built (C16).
+  @inlinable @inline(__always)
+  func withChainBox<Result>(_ body: (ChainBox) -> Result) -> Result? {
+    let box = _words.chain.load(ordering: .acquiring)
+    guard box != 0 else { return nil }
+    return withObject(at: box, as: ChainBox.self, body)
+  }
+
   /// Queues `work` on `lane`.
   ///
   /// Returns, for the `mainActor` lane, whether the caller is to post the block that runs it:
