@@ -11,3 +11,21 @@ uint64_t sc_main_queue_key_value = 0;
 uint64_t sc_plain_action_types[64] = {0};
 _Thread_local sc_reducing_t sc_reducing_value = {0, 0};
 const char sc_selecting_marker_value = 0;
+
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+// Marks the word held with sleepers and sleeps until it was free; the thread that frees a word
+// marked so wakes one sleeper, which marks it again, since others may still sleep.
+void sc_word_lock_wait(uint32_t *word) {
+  while (__atomic_exchange_n(word, 2, __ATOMIC_ACQUIRE) != 0) {
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+  }
+}
+
+void sc_word_lock_wake(uint32_t *word) {
+  syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+#endif

@@ -11,16 +11,21 @@ import StatecraftAtomics
   import Android
 #endif
 
-/// The platform's mutex: `os_unfair_lock` on Apple platforms, `pthread_mutex_t` elsewhere, as
+/// The package's mutex: `os_unfair_lock` on Apple platforms, a word taken with one atomic
+/// operation on Linux (`sc_word_lock`, in StatecraftAtomics), `pthread_mutex_t` elsewhere, as
 /// functions on its address; ``Locked`` keeps one beside its value.
 ///
-/// The store uses this rather than `Synchronization.Mutex` because on Linux `Mutex` locks with
-/// futexes from uninstrumented code, so ThreadSanitizer cannot see its ordering and reports
-/// every access it guards as a race. The platform mutex is intercepted by ThreadSanitizer.
+/// Not `Synchronization.Mutex`: on Linux it locks with futexes from uninstrumented code, so
+/// ThreadSanitizer cannot see its ordering and reports every access it guards as a race. The
+/// Linux word is the same kind of lock in C compiled with the package, whose atomics
+/// ThreadSanitizer instruments; glibc's mutex took twice its instructions, on each of the two
+/// locks a dispatch through middleware takes.
 @usableFromInline
 enum Lock {
   #if canImport(Darwin)
     @usableFromInline typealias Primitive = os_unfair_lock
+  #elseif os(Linux)
+    @usableFromInline typealias Primitive = UInt32
   #else
     @usableFromInline typealias Primitive = pthread_mutex_t
   #endif
@@ -29,6 +34,8 @@ enum Lock {
   static func initialize(_ mutex: UnsafeMutablePointer<Primitive>) {
     #if canImport(Darwin)
       mutex.initialize(to: os_unfair_lock())
+    #elseif os(Linux)
+      mutex.initialize(to: 0)
     #else
       mutex.initialize(to: pthread_mutex_t())
       pthread_mutex_init(mutex, nil)
@@ -37,19 +44,21 @@ enum Lock {
 
   @usableFromInline
   static func destroy(_ mutex: UnsafeMutablePointer<Primitive>) {
-    #if !canImport(Darwin)
+    #if !canImport(Darwin) && !os(Linux)
       pthread_mutex_destroy(mutex)
     #endif
     mutex.deinitialize(count: 1)
   }
 
-  // Sleeps at once when the mutex is held, as both platform mutexes do. A spinning waiter takes
-  // the lock at each release, so the lock and the state move between cores on every dispatch;
-  // a sleeping waiter lets the holder run on (Benchmarks/README.md, workload n).
+  // Sleeps at once when the mutex is held, as all three do. A spinning waiter takes the lock at
+  // each release, so the lock and the state move between cores on every dispatch; a sleeping
+  // waiter lets the holder run on (Benchmarks/README.md, workload n).
   @inlinable
   static func lock(_ mutex: UnsafeMutablePointer<Primitive>) {
     #if canImport(Darwin)
       os_unfair_lock_lock(mutex)
+    #elseif os(Linux)
+      sc_word_lock(mutex)
     #else
       pthread_mutex_lock(mutex)
     #endif
@@ -59,6 +68,8 @@ enum Lock {
   static func unlock(_ mutex: UnsafeMutablePointer<Primitive>) {
     #if canImport(Darwin)
       os_unfair_lock_unlock(mutex)
+    #elseif os(Linux)
+      sc_word_unlock(mutex)
     #else
       pthread_mutex_unlock(mutex)
     #endif

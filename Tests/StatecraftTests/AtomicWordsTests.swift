@@ -1,3 +1,4 @@
+import Foundation
 import StatecraftPrimitives
 import StatecraftTestSupport
 import Testing
@@ -102,6 +103,35 @@ import Testing
     status.setStartVersion(.max)
     #expect(status._flags.load(ordering: .relaxed) >> 2 == SubscriptionStatus.unstarted)
     #expect(status.isRemoved)
+  }
+
+  /// The package's lock excludes: four threads of their own add to a plain counter under it,
+  /// one of them holding it for a moment at times, so that the others find it held and sleep
+  /// (the Linux word's slow path, which its fast path never takes alone). No addition is lost,
+  /// and every sleeper is woken: the test would hang otherwise, and its time limit says so.
+  @Test func theLockLosesNoAdditionAndWakesItsSleepers() async {
+    let counter = Locked(0)
+    let rounds = 20_000
+    let totals = await withTaskGroup(of: Int?.self) { group in
+      for thread in 0..<4 {
+        group.addTask {
+          await onItsOwnThread(failingAfter: .seconds(30)) {
+            for round in 0..<rounds {
+              counter.withLock { value in
+                value += 1
+                if thread == 0, round % 1_000 == 0 { usleep(200) }
+              }
+            }
+            return rounds
+          }
+        }
+      }
+      var totals: [Int?] = []
+      for await total in group { totals.append(total) }
+      return totals
+    }
+    #expect(totals == [rounds, rounds, rounds, rounds], "a thread did not finish: a lost wake-up")
+    #expect(counter.withLock { $0 } == 4 * rounds)
   }
 
   @Test func aCellHoldsItsValue() {
