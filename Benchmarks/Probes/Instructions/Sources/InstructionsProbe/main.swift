@@ -124,6 +124,20 @@ let passThrough: Middleware<Int> = { _, _ in { next in { action in next(action) 
   }
 }
 
+/// The same task started by a function the optimizer does not inline, as a library starts one:
+/// `Task.immediate` is then not inlined either, and pushes its `nil` executor preference as a
+/// record on the task, which the task drops when it ends (Swift 6.3).
+@inline(never) func startImmediately(_ index: Int) -> Task<Int, Never> {
+  if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+    return Task.immediate { index }
+  }
+  return Task { index }
+}
+
+@inline(never) func rowTaskFloorCalled(_ count: Int) {
+  fromTask { for index in 0..<count { _ = await startImmediately(index).value } }
+}
+
 /// An `AsyncThunk` with its lifecycle actions, dispatched and awaited from a task.
 @inline(never) func rowAsyncThunkLifecycle(_ count: Int) {
   let store = Store<Int>(reducer: countReducer, state: 0)
@@ -209,6 +223,7 @@ MainActor.assumeIsolated {
   case "asyncThunk": rowAsyncThunk(count)
   case "asyncThunkLifecycle": rowAsyncThunkLifecycle(count)
   case "taskFloor": rowTaskFloor(count)
+  case "taskFloorCalled": rowTaskFloorCalled(count)
   case "subscribe": rowSubscribe(count)
   case "scopeSubscribe": rowScopeSubscribe(count)
   case "subscribeAmongMany": rowSubscribeAmongMany(count)
