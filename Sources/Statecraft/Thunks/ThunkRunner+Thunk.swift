@@ -52,27 +52,22 @@ extension ThunkRunner {
     _ body: @escaping @Sendable (ThunkContext<State>) async throws -> Void
   ) -> ThunkTask<Void> {
     let run = admission.run
-    // Without a wait, a closure that captures none: fewer references to take and drop per run.
-    guard let wait = admission.wait else {
-      let task = startTask(on: target) {
-        defer { run.runner.finish(run) }
-        do {
-          try await body(ThunkContext(run: run, host: host))
-          await run.waitForChildren()
-        } catch {
-          await run.waitForChildren()
-          run.runner.report(error)
-          throw error
+    // Its turn first (queue, debounce): a closure more, on that path only, so that the task's
+    // closure captures no wait.
+    let afterItsTurn: @Sendable (ThunkContext<State>) async throws -> Void =
+      if let wait = admission.wait {
+        { context in
+          try await wait()
+          try context.checkCancellation()
+          try await body(context)
         }
+      } else {
+        body
       }
-      return started(task, run: run, parent: parent)
-    }
     let task = startTask(on: target) {
       defer { run.runner.finish(run) }
       do {
-        try await wait()
-        try run.checkCancellation()
-        try await body(ThunkContext(run: run, host: host))
+        try await afterItsTurn(ThunkContext(run: run, host: host))
         await run.waitForChildren()
       } catch {
         await run.waitForChildren()
