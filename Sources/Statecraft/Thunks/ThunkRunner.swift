@@ -171,6 +171,16 @@ final class ThunkRunner: Sendable {
     runSerials.add(1, ordering: .relaxed).newValue
   }
 
+  /// How many runs the list holds: those that cancelling by identifier or releasing the store
+  /// would reach now.
+  var registeredRunCount: Int {
+    state.withLock { state in
+      var count = 0
+      forEachRegistered(in: &state) { _ in count += 1 }
+      return count
+    }
+  }
+
   func cancel(id: ThunkID) {
     let matching = state.withLock { state in
       var matching: [ThunkRun] = []
