@@ -13,9 +13,15 @@ _Thread_local sc_reducing_t sc_reducing_value = {0, 0};
 const char sc_selecting_marker_value = 0;
 
 #if defined(__linux__)
-#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#if __has_include(<linux/futex.h>)
+#include <linux/futex.h>
+#else
+// The kernel's values, for a C library whose headers lack the kernel's (a static SDK).
+#define FUTEX_WAIT_PRIVATE 128
+#define FUTEX_WAKE_PRIVATE 129
+#endif
 
 // Marks the word held with sleepers and sleeps until it was free; the thread that frees a word
 // marked so wakes one sleeper, which marks it again, since others may still sleep.
