@@ -18,8 +18,8 @@ import StatecraftAtomics
 /// Not `Synchronization.Mutex`: on Linux it locks with futexes from uninstrumented code, so
 /// ThreadSanitizer cannot see its ordering and reports every access it guards as a race. The
 /// Linux word is the same kind of lock in C compiled with the package, whose atomics
-/// ThreadSanitizer instruments; glibc's mutex took twice its instructions, on each of the two
-/// locks a dispatch through middleware takes.
+/// ThreadSanitizer instruments, taken and let go inline rather than through glibc's calls
+/// (Benchmarks/README.md, workloads a, d and n).
 @usableFromInline
 enum Lock {
   #if canImport(Darwin)

@@ -106,7 +106,7 @@ import Testing
   }
 
   /// The package's lock excludes: four threads of their own add to a plain counter under it,
-  /// one of them holding it for a moment at times, so that the others find it held and sleep
+  /// one of them holding it across yields at times, so that the others find it held and sleep
   /// (the Linux word's slow path, which its fast path never takes alone). No addition is lost,
   /// and every sleeper is woken: the test would hang otherwise, and its time limit says so.
   @Test func theLockLosesNoAdditionAndWakesItsSleepers() async {
@@ -119,7 +119,8 @@ import Testing
             for round in 0..<rounds {
               counter.withLock { value in
                 value += 1
-                if thread == 0, round % 1_000 == 0 { usleep(200) }
+                // Held across a hundred yields now and then: the others find it held.
+                if thread == 0, round % 1_000 == 0 { for _ in 0..<100 { sched_yield() } }
               }
             }
             return rounds

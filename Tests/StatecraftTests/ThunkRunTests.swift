@@ -37,14 +37,16 @@ import Testing
   /// the task, and the run leaves the list when it ends.
   @Test func aSuspendedRunIsCancelledThroughItsTask() async {
     let store = makeStore()
-    let thunk = Thunk<TestState> { _ in try await Task.sleep(nanoseconds: 600_000_000_000) }
+    // Waits for an action nobody dispatches: only cancellation ends the wait.
+    struct NeverDispatched: Action {}
+    let thunk = Thunk<TestState> { context in _ = try await context.take(NeverDispatched.self) }
     let task = await Task.detached { store.dispatch(thunk) }.value
     #expect(store._thunks.registeredRunCount == 1)
     task.cancel()
     let ended = await endsWithin(.patience) {
       await #expect(throws: CancellationError.self) { try await task.value }
     }
-    #expect(ended, "the sleeping thunk was not cancelled through its task")
+    #expect(ended, "the waiting thunk was not cancelled through its task")
     #expect(task.cancellationReason == .cancelledByCaller)
     #expect(store._thunks.registeredRunCount == 0)
   }

@@ -202,9 +202,9 @@ static inline const void *sc_selecting_marker(void) { return &sc_selecting_marke
 
 // The package's lock on Linux: one 32-bit word, 0 free, 1 held, 2 held with sleepers (Drepper,
 // "Futexes Are Tricky", mutex 3). Taken with one compare-and-swap, let go with one exchange, both
-// inline; a thread that finds it held sleeps at once in the kernel, as glibc's mutex does, whose
-// calls cost twice the instructions. Compiled with this module, so ThreadSanitizer sees the
-// acquire and the release; `Synchronization.Mutex`, in uninstrumented code, it would not.
+// inline rather than behind glibc's calls; a thread that finds it held sleeps at once in the
+// kernel, as glibc's mutex does. Compiled with this module, so ThreadSanitizer sees the acquire
+// and the release; `Synchronization.Mutex`, in uninstrumented code, it would not.
 #if defined(__linux__)
 void sc_word_lock_wait(uint32_t *word);
 void sc_word_lock_wake(uint32_t *word);
