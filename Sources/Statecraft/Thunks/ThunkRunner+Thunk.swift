@@ -18,18 +18,10 @@ extension ThunkRunner {
     // the body's type up at run time.
     switch thunk.body {
     case .immediate(let body):
-      // Without an identifier no policy applies: the run waits for nothing, and may end here
-      // without being registered.
-      if case .none = thunk.id {
-        let run = unregisteredRun(in: host)
-        return runInline(
-          body, run: run, isRegistered: false, on: target, host: host, parent: parent)
-      }
       let admission = admit(id: thunk.id, policy: thunk.policy, in: host)
       guard !admission.isDropped else { return dropped(admission.run) }
       guard admission.wait != nil else {
-        return runInline(
-          body, run: admission.run, isRegistered: true, on: target, host: host, parent: parent)
+        return runInline(body, run: admission.run, on: target, host: host, parent: parent)
       }
       // Its turn comes later (queue, debounce): the body runs in the task.
       return runInTask(admission, parent: parent, on: target, host: host) { context in
@@ -84,8 +76,7 @@ extension ThunkRunner {
       @Sendable (
         _ dispatch: @escaping DispatchFunction, _ getState: @escaping GetState<State>
       ) -> Void,
-    run: ThunkRun, isRegistered: Bool, on target: ThunkTarget<State>, host: ThunkHost<State>,
-    parent: ThunkRun?
+    run: ThunkRun, on target: ThunkTarget<State>, host: ThunkHost<State>, parent: ThunkRun?
   ) -> ThunkTask<Void> {
     body(run.dispatchFunction, host.getState)
     // The body's dispatches ran before it returned: a thunk it dispatched has either ended or

@@ -93,12 +93,6 @@ final class ThunkRunner: Sendable {
     }
   }
 
-  /// A run of a thunk without an identifier, not registered: one that runs inline and may end
-  /// before `dispatch` returns.
-  func unregisteredRun<State>(in host: ThunkHost<State>) -> ThunkRun {
-    ThunkRun(id: nil, serial: nextSerial(), runner: self, dispatch: host.runDispatch)
-  }
-
   /// How a new run starts under its policy.
   struct Admission {
     let run: ThunkRun
@@ -108,8 +102,11 @@ final class ThunkRunner: Sendable {
     let isDropped: Bool
   }
 
-  /// Registers a new run under `policy`: cancels the runs it supersedes, or drops it, or makes
-  /// it wait for its turn.
+  /// Admits a new run under `policy`: cancels the runs it supersedes, or drops it, or makes it
+  /// wait for its turn.
+  ///
+  /// A run with an identifier enters the runner's list here. One without has no policy to
+  /// apply: it takes no lock here, and enters the list with its task, if it gets one (`attach`).
   func admit<State>(id: ThunkID?, policy: ThunkPolicy, in host: ThunkHost<State>) -> Admission {
     let dispatch = host.runDispatch
     guard let id else {
