@@ -244,6 +244,32 @@ import Testing
     #expect(token != nil)
   }
 
+  /// A round runs each subscription's steps borrowed, without retaining them: a selector that
+  /// cancels its own token runs to its end, and the steps go after the round's first phase (CI
+  /// runs this under AddressSanitizer, which would see them freed while they run).
+  @MainActor
+  @Test func aSelectorThatCancelsItsOwnTokenRunsToItsEndAndIsReleasedAfter() async {
+    let census = Census()
+    let store = makeStore()
+    var token: SubscriptionToken?
+    var received: [Int] = []
+    let canary = Canary(census)
+    token = store.subscribe(
+      {
+        $0.select { state in
+          if state.count == 1 { token?.cancel() }
+          return state.count + canary.number * 0
+        }
+      },
+      receive: { received.append($0) })
+    _ = consume canary
+    store.dispatch(Increment())
+    store.dispatch(Increment())
+    #expect(received == [0])
+    #expect(await allReleased(census))
+    #expect(token != nil)
+  }
+
   @MainActor
   @Test func aSubscriptionCancelledOffTheMainQueueIsReleasedByTheNextRound() async {
     let census = Census()

@@ -108,17 +108,32 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
   /// one (a closure subscription, a scope's node), which its token or its scope names by the
   /// entry's own.
   @usableFromInline nonisolated final let _owner: ObjectIdentifier?
-  /// Runs the steps on a state, in a round's first phase (under the state lock) and in
-  /// `deliverInitial`; they set the `HeldMark` when they keep a value for the subscriber.
+  /// What `_run` is called with: the object whose closures the steps are (or one that lives as
+  /// long as they do), kept here and borrowed by a round, which so retains nothing per
+  /// subscription.
   ///
   /// `nil` once the subscription is removed, and the subclass's steps dropped, so that the user's
   /// closures go at once although the entry stays until the registry compacts.
   // nonisolated(unsafe): read and written only on the main queue; see `select`.
-  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _run: ((State) -> Void)?
+  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _steps: AnyObject?
+  /// Runs the steps, `_steps`, on a state, in a round's first phase (under the state lock) and in
+  /// `deliverInitial`; they set the `HeldMark` when they keep a value for the subscriber.
+  ///
+  /// Made where the app's types are concrete, it captures nothing: what it needs is its first
+  /// argument, so that loading it retains nothing either.
+  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _run:
+    ((AnyObject, State) -> Void)?
   /// Hands what the steps kept to the subscriber, in a round's second phase: called with this
   /// entry, so that a subscriber object's needs no context.
   @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _deliver:
     ((SubscriptionEntry<State>) -> Void)?
+
+  /// The address of `_steps`, for a call that borrows them.
+  @inlinable
+  nonisolated final var _stepsAddress: UInt? {
+    guard let steps = _steps else { return nil }
+    return address(of: steps)
+  }
 
   /// Names the subscription in the registry.
   @inlinable
@@ -151,8 +166,10 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
     let flags = _flags.load(ordering: .acquiring)
     if flags & SubscriptionStatus.active != 0 {
       guard version > flags >> 2 else { return false }
+      guard let steps = _stepsAddress else { return false }
       HeldMark.clear()
-      _run?(state)
+      // Borrowed: only `releaseSteps` drops the steps, and it waits while a round selects.
+      withObject(at: steps, as: AnyObject.self) { _run?($0, state) }
       return HeldMark.take()
     }
     return flags & SubscriptionStatus.removed == 0
@@ -179,10 +196,13 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
   /// removal from any thread needs no closure to reach the main actor.
   @usableFromInline
   nonisolated final func releaseSteps() {
-    guard MainQueue.isCurrent else {
+    // During a round's first phase a step may be running borrowed, as `select` calls it (a
+    // selector cancelled a token): then after the phase.
+    guard MainQueue.isCurrent, sc_reducing_action() != sc_selecting_marker() else {
       DispatchQueue.main.async { self.releaseSteps() }  // at the latest by the next round
       return
     }
+    _steps = nil
     _run = nil
     _deliver = nil
     dropSteps()
@@ -193,8 +213,9 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
   @inlinable
   nonisolated final func deliverInitial(_ state: State, version: UInt64) {
     setStartVersion(version)
+    guard let steps = _steps else { return }
     HeldMark.clear()
-    _run?(state)
+    _run?(steps, state)
     if HeldMark.take() { _deliver?(self) }
   }
 }
@@ -224,7 +245,8 @@ class SelectingEntry<State: Sendable, Previous: PreviousSlot>: SubscriptionEntry
   @MainActor
   @inlinable
   final func run(receiving steps: ReceivingSteps<State, Previous>) {
-    _run = { steps.receive($0) }
+    _steps = steps
+    _run = { knownObject($0, as: ReceivingSteps<State, Previous>.self).receive($1) }
     _deliver = {
       // The entry calls its calls with itself alone.
       let entry = knownObject($0, as: SelectingEntry.self)
@@ -256,7 +278,8 @@ where Previous.Value == Subscriber.StoreSubscriberStateType {
   @MainActor
   @inlinable
   func run(_ steps: SelectingSteps<State, Previous>) {
-    _run = { steps.receive($0) }
+    _steps = steps
+    _run = { knownObject($0, as: SelectingSteps<State, Previous>.self).receive($1) }
     // The entry calls its calls with itself alone.
     _deliver = { knownObject($0, as: SubscriberEntry.self).deliverLast() }
   }
@@ -374,5 +397,17 @@ final class ReceivingSteps<State: Sendable, Previous: PreviousSlot>:
   ) {
     _receive = receive
     super.init(select: select, isRepeat: isRepeat, entry: entry)
+  }
+}
+
+/// Steps that are one closure, as the entry's `_steps`: the first of a subscription built from
+/// steps.
+@usableFromInline
+final class StepsCall<State> {
+  @usableFromInline let _call: (State) -> Void
+
+  @usableFromInline
+  init(_ call: @escaping (State) -> Void) {
+    _call = call
   }
 }

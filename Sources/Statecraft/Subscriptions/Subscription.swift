@@ -83,7 +83,10 @@ public struct Subscription<State> {
   /// The subscription `subscribe` starts from, whose steps `entry` runs.
   @inlinable
   init(root entry: SubscriptionEntry<State>) where State: Sendable {
-    self.init { entry._run = $0 }
+    self.init(attach: { downstream in
+      entry._steps = StepsCall(downstream)
+      entry._run = { knownObject($0, as: StepsCall<State>.self)._call($1) }
+    })
     _root = ObjectIdentifier(entry)
   }
 

@@ -66,6 +66,37 @@ let passThrough: Middleware<Int> = { _, _ in { next in { action in next(action) 
   withExtendedLifetime(tokens) {}
 }
 
+/// Closure subscriptions whose selectors cancel their own tokens: a round runs each
+/// subscription's steps borrowed, so their release must wait for the round's first phase. Not an
+/// instruction row: `Benchmarks/instructions --memcheck` runs it optimized under valgrind's
+/// memcheck, which sees steps freed while they run (a debug build retains them around the call).
+@inline(never) @MainActor func rowCancelInSelector(_ count: Int) {
+  let store = Store<Fields>(reducer: fieldsReducer, state: nil)
+  let scope = store.scope(\.count)
+  var tokens: [SubscriptionToken?] = Array(repeating: nil, count: 2 * count)
+  for index in 0..<count {
+    let label = String(index)
+    tokens[2 * index] = store.subscribe(
+      {
+        $0.select { state in
+          tokens[2 * index]?.cancel()
+          return state.count + label.utf8.count
+        }
+      },
+      receive: { _ in })
+    tokens[2 * index + 1] = scope.subscribe(
+      {
+        $0.select { count in
+          tokens[2 * index + 1]?.cancel()
+          return count + label.utf8.count
+        }
+      },
+      receive: { _ in })
+  }
+  store.dispatch(Tick())
+  withExtendedLifetime(tokens) {}
+}
+
 @inline(never) @MainActor func rowM100(_ count: Int) {
   let store = Store<Fields>(reducer: fieldsReducer, state: nil)
   let views = (0..<100).map { _ in View() }
@@ -216,6 +247,7 @@ MainActor.assumeIsolated {
   case "m100": rowM100(count)
   case "fanOut": rowFanOut(count)
   case "fanOutTokens": rowFanOutTokens(count)
+  case "cancelInSelector": rowCancelInSelector(count)
   case "mainActor": rowMainActorReducer(count)
   case "scope": rowScope(count)
   case "thunk": rowThunk(count)
