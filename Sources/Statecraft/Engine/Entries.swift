@@ -93,14 +93,15 @@ class SubscriptionStatus: Sendable {
 }
 
 /// One subscription, as the registry keeps it and a round feeds it: its status, the identity it is
-/// registered under, and the two calls of a round's phases.
+/// registered under, and what a round's two phases call: its steps (``EntrySteps``) and its
+/// delivery.
 ///
 /// The calls are closures made where the app's types are concrete, so that they run specialized:
 /// a subclass's method called through the class's table would run generic, looking its types up
 /// at run time. A subscription is a ``SelectingEntry`` (a ``SubscriberEntry`` for a subscriber
 /// object): one `select` of the state runs in its ``SelectingSteps``; a subscription built from
-/// other steps (Steps.swift) runs those, the first of them its first call. A scope's node in its
-/// root is an entry of this class, with calls of its own.
+/// other steps (Steps.swift) runs those, the first of them in a `StepsCall`. A scope's node in its
+/// root is an entry of this class, with steps and a delivery of its own.
 @MainActor
 @usableFromInline
 class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
@@ -108,21 +109,14 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
   /// one (a closure subscription, a scope's node), which its token or its scope names by the
   /// entry's own.
   @usableFromInline nonisolated final let _owner: ObjectIdentifier?
-  /// What `_run` is called with: the object whose closures the steps are (or one that lives as
-  /// long as they do), kept here and borrowed by a round, which so retains nothing per
-  /// subscription.
+  /// What the subscription runs on each state, in a round's first phase (under the state lock)
+  /// and in `deliverInitial`: its steps, which set the `HeldMark` when they keep a value for the
+  /// subscriber. Kept here, and borrowed by a round, which so retains nothing per subscription.
   ///
   /// `nil` once the subscription is removed, and the subclass's steps dropped, so that the user's
   /// closures go at once although the entry stays until the registry compacts.
   // nonisolated(unsafe): read and written only on the main queue; see `select`.
-  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _steps: AnyObject?
-  /// Runs the steps, `_steps`, on a state, in a round's first phase (under the state lock) and in
-  /// `deliverInitial`; they set the `HeldMark` when they keep a value for the subscriber.
-  ///
-  /// Made where the app's types are concrete, it captures nothing: what it needs is its first
-  /// argument, so that loading it retains nothing either.
-  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _run:
-    ((AnyObject, State) -> Void)?
+  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _steps: EntrySteps<State>?
   /// Hands what the steps kept to the subscriber, in a round's second phase: called with this
   /// entry, so that a subscriber object's needs no context.
   @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _deliver:
@@ -139,9 +133,9 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
   @inlinable
   nonisolated final var key: ObjectIdentifier { _owner ?? identity }
 
-  /// Makes an entry whose calls are set when its steps are built: by a `select` of the state
-  /// (``SelectingEntry``), else by the first of the steps (`Subscription.init(root:)`) and the
-  /// receiver at their end.
+  /// Makes an entry whose steps and delivery are set when its steps are built: by a `select` of
+  /// the state (``SelectingEntry``), else by the first of the steps (`Subscription.init(root:)`)
+  /// and the receiver at their end.
   @usableFromInline
   nonisolated init(owner: ObjectIdentifier?) {
     _owner = owner
@@ -169,7 +163,7 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
       guard let steps = _stepsAddress else { return false }
       HeldMark.clear()
       // Borrowed: only `releaseSteps` drops the steps, and it waits while a round selects.
-      withObject(at: steps, as: AnyObject.self) { _run?($0, state) }
+      withObject(at: steps, as: EntrySteps<State>.self) { $0._run($0, state) }
       return HeldMark.take()
     }
     return flags & SubscriptionStatus.removed == 0
@@ -191,9 +185,10 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
   /// Drops the steps and the subscriber's closure, with what they capture; for a removed
   /// subscription, whose `select` and `deliverHeld` no longer call them.
   ///
-  /// At once on the main queue, which alone calls them, else in a block posted there. A step
-  /// running now keeps its own reference until it returns. Nonisolated, as `select`, so that
-  /// removal from any thread needs no closure to reach the main actor.
+  /// At once on the main queue, which alone calls them, else in a block posted there; during a
+  /// round's first phase, which runs the steps borrowed, after it. A delivery running now keeps
+  /// its own reference until it returns. Nonisolated, as `select`, so that removal from any
+  /// thread needs no closure to reach the main actor.
   @usableFromInline
   nonisolated final func releaseSteps() {
     // During a round's first phase a step may be running borrowed, as `select` calls it (a
@@ -203,7 +198,6 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
       return
     }
     _steps = nil
-    _run = nil
     _deliver = nil
     dropSteps()
   }
@@ -215,7 +209,7 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
     setStartVersion(version)
     guard let steps = _steps else { return }
     HeldMark.clear()
-    _run?(steps, state)
+    steps._run(steps, state)
     if HeldMark.take() { _deliver?(self) }
   }
 }
@@ -238,20 +232,6 @@ class SelectingEntry<State: Sendable, Previous: PreviousSlot>: SubscriptionEntry
   override nonisolated init(owner: ObjectIdentifier?) {
     _previous = .none
     super.init(owner: owner)
-  }
-
-  /// Makes the entry run `steps` and hand what they keep to their closure: a closure
-  /// subscription's calls, made for the app's types.
-  @MainActor
-  @inlinable
-  final func run(receiving steps: ReceivingSteps<State, Previous>) {
-    _steps = steps
-    _run = { knownObject($0, as: ReceivingSteps<State, Previous>.self).receive($1) }
-    _deliver = {
-      // The entry calls its calls with itself alone.
-      let entry = knownObject($0, as: SelectingEntry.self)
-      if let value = entry._previous.slotValue { steps._receive(value) }
-    }
   }
 
   @usableFromInline
@@ -279,7 +259,6 @@ where Previous.Value == Subscriber.StoreSubscriberStateType {
   @inlinable
   func run(_ steps: SelectingSteps<State, Previous>) {
     _steps = steps
-    _run = { knownObject($0, as: SelectingSteps<State, Previous>.self).receive($1) }
     // The entry calls its calls with itself alone.
     _deliver = { knownObject($0, as: SubscriberEntry.self).deliverLast() }
   }
@@ -343,12 +322,11 @@ extension Optional: PreviousSlot {
 /// What a ``SelectingEntry`` runs on each state: its selector, and the equality that says a
 /// value repeats the last one.
 ///
-/// The context of the entry's first call, whose closure captures it alone, so that the call reads
-/// the closures from it, without a context of its own to unpack, and calls them without retaining
-/// them: they are constants. Dropped with that call on removal. It refers to its entry, which keeps
-/// it, without a count.
+/// The entry's steps: its call, made for the app's types, reads the closures from the object and
+/// calls them without retaining them, since they are constants. Dropped on removal. It refers to
+/// its entry, which keeps it, without a count.
 @usableFromInline
-class SelectingSteps<State: Sendable, Previous: PreviousSlot> {
+class SelectingSteps<State: Sendable, Previous: PreviousSlot>: EntrySteps<State> {
   @usableFromInline final let _select: (State) -> Previous.Value
   @usableFromInline final let _isRepeat: (Previous.Value, Previous.Value) -> Bool
   @usableFromInline final let _entry: OwnerReference<SelectingEntry<State, Previous>>
@@ -357,17 +335,34 @@ class SelectingSteps<State: Sendable, Previous: PreviousSlot> {
   init(
     select: @escaping (State) -> Previous.Value,
     isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
-    entry: SelectingEntry<State, Previous>
+    entry: SelectingEntry<State, Previous>,
+    run: @escaping (EntrySteps<State>, State) -> Void
   ) {
     _select = select
     _isRepeat = isRepeat
     _entry = OwnerReference(entry)
+    super.init(run: run)
+  }
+
+  @inlinable
+  convenience init(
+    select: @escaping (State) -> Previous.Value,
+    isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
+    entry: SelectingEntry<State, Previous>
+  ) {
+    self.init(select: select, isRepeat: isRepeat, entry: entry, run: SelectingSteps.run)
+  }
+
+  /// The steps' call, made here for the app's types: `receive`.
+  @inlinable
+  static var run: (EntrySteps<State>, State) -> Void {
+    { knownObject($0, as: SelectingSteps.self).receive($1) }
   }
 
   /// Selects from `state`, keeps the value in the entry, and sets the `HeldMark` unless it
   /// repeats.
   ///
-  /// Inlined into the entry's call, which then makes one call, not two.
+  /// Inlined into the steps' call, which then makes one call, not two.
   @inline(__always) @inlinable
   final func receive(_ state: State) {
     let new = _select(state)
@@ -380,34 +375,16 @@ class SelectingSteps<State: Sendable, Previous: PreviousSlot> {
   }
 }
 
-/// A closure subscription's ``SelectingSteps``, with the closure that receives the values: the
-/// context of its entry's second call too, so that both go on removal.
+/// What a subscription's entry runs on each state: an object whose call is a constant, made where
+/// the app's types are concrete and passed to `init`, so that a round borrows the object and
+/// calls it retaining nothing.
 @usableFromInline
-final class ReceivingSteps<State: Sendable, Previous: PreviousSlot>:
-  SelectingSteps<State, Previous>
-{
-  @usableFromInline let _receive: @MainActor (Previous.Value) -> Void
+class EntrySteps<State> {
+  /// Called with the object itself.
+  @usableFromInline final let _run: (EntrySteps<State>, State) -> Void
 
   @usableFromInline
-  init(
-    select: @escaping (State) -> Previous.Value,
-    isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
-    receive: @escaping @MainActor (Previous.Value) -> Void,
-    entry: SelectingEntry<State, Previous>
-  ) {
-    _receive = receive
-    super.init(select: select, isRepeat: isRepeat, entry: entry)
-  }
-}
-
-/// Steps that are one closure, as the entry's `_steps`: the first of a subscription built from
-/// steps.
-@usableFromInline
-final class StepsCall<State> {
-  @usableFromInline let _call: (State) -> Void
-
-  @usableFromInline
-  init(_ call: @escaping (State) -> Void) {
-    _call = call
+  init(run: @escaping (EntrySteps<State>, State) -> Void) {
+    _run = run
   }
 }

@@ -303,10 +303,9 @@ final class RootLink<Root: Sendable, Slice: Sendable>: Sendable {
     let keyPath = keyPath
     let entry = SubscriptionEntry<Root>(owner: nil)
     // Marked after the scope's subscriptions ran, each taking its own mark.
-    // This code is not specialized: a call that named a generic type would look it up at run
-    // time, so the node's call captures what it runs, and its `_steps` is the link.
-    entry._steps = self
-    entry._run = { _, root in if step(root[keyPath: keyPath]) { HeldMark.set() } }
+    // A call that captures what it runs: this code is not specialized, and a call that named a
+    // generic type (as `StepsCall`'s does) would look it up at run time on every round.
+    entry._steps = EntrySteps { _, root in if step(root[keyPath: keyPath]) { HeldMark.set() } }
     entry._deliver = { _ in deliverHeld() }
     return entry
   }

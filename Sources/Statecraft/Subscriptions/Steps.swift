@@ -4,7 +4,8 @@ import StatecraftPrimitives
 // A subscription built from steps (Subscription.swift): what a `select` builds from, the step most
 // have, and the receivers that keep what they select until a round's second phase hands it over.
 // One `select` of the state, followed by `skipRepeats()` or not, runs none of it: a
-// `SelectingEntry` (Entries.swift) runs it in one object.
+// `SelectingEntry` (Entries.swift) runs it in one object, whose steps a closure subscription's
+// are (`ReceivingSteps`, at the end); any other runs its first step in a `StepsCall`.
 
 /// A step that selects a value from each value it receives and passes it on unless it repeats
 /// the one selected before: `select` followed by `skip(when:)`, the steps most subscriptions
@@ -196,5 +197,74 @@ final class ClosureReceiver<Held: HeldStorage> {
   @inlinable
   func deliverHeld() {
     _held.deliver { _receive($0) }
+  }
+}
+
+// MARK: A closure subscription's steps, and the first of steps built for any subscription
+
+extension SelectingEntry {
+  /// Makes the entry run `steps` and hand what they keep to their closure: a closure
+  /// subscription's calls, made for the app's types.
+  @MainActor
+  @inlinable
+  final func run(receiving steps: ReceivingSteps<State, Previous>) {
+    _steps = steps
+    _deliver = {
+      // The entry calls its calls with itself alone.
+      let entry = knownObject($0, as: SelectingEntry.self)
+      if let value = entry._previous.slotValue { steps._receive(value) }
+    }
+  }
+}
+
+/// A closure subscription's ``SelectingSteps``, with the closure that receives the values.
+///
+/// The entry's delivery captures them, unlike its first phase, which borrows them: the closure may
+/// cancel the subscription, which drops them, while it runs.
+@usableFromInline
+final class ReceivingSteps<State: Sendable, Previous: PreviousSlot>:
+  SelectingSteps<State, Previous>
+{
+  @usableFromInline let _receive: @MainActor (Previous.Value) -> Void
+
+  @usableFromInline
+  init(
+    select: @escaping (State) -> Previous.Value,
+    isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
+    receive: @escaping @MainActor (Previous.Value) -> Void,
+    entry: SelectingEntry<State, Previous>,
+    run: @escaping (EntrySteps<State>, State) -> Void
+  ) {
+    _receive = receive
+    super.init(select: select, isRepeat: isRepeat, entry: entry, run: run)
+  }
+
+  @inlinable
+  convenience init(
+    select: @escaping (State) -> Previous.Value,
+    isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
+    receive: @escaping @MainActor (Previous.Value) -> Void,
+    entry: SelectingEntry<State, Previous>
+  ) {
+    self.init(
+      select: select, isRepeat: isRepeat, receive: receive, entry: entry,
+      run: SelectingSteps<State, Previous>.run)
+  }
+}
+
+/// Steps that are one closure: the first of a subscription built from steps.
+@usableFromInline
+final class StepsCall<State>: EntrySteps<State> {
+  @usableFromInline let _call: (State) -> Void
+
+  @usableFromInline
+  init(_ call: @escaping (State) -> Void, run: @escaping (EntrySteps<State>, State) -> Void) {
+    _call = call
+    super.init(run: run)
+  }
+
+  @inlinable
+  convenience init(_ call: @escaping (State) -> Void) {
+    self.init(call, run: { knownObject($0, as: StepsCall.self)._call($1) })
   }
 }

@@ -85,7 +85,6 @@ public struct Subscription<State> {
   init(root entry: SubscriptionEntry<State>) where State: Sendable {
     self.init(attach: { downstream in
       entry._steps = StepsCall(downstream)
-      entry._run = { knownObject($0, as: StepsCall<State>.self)._call($1) }
     })
     _root = ObjectIdentifier(entry)
   }

@@ -66,36 +66,79 @@ let passThrough: Middleware<Int> = { _, _ in { next in { action in next(action) 
   withExtendedLifetime(tokens) {}
 }
 
-/// Closure subscriptions whose selectors cancel their own tokens: a round runs each
-/// subscription's steps borrowed, so their release must wait for the round's first phase. Not an
-/// instruction row: `Benchmarks/instructions --memcheck` runs it optimized under valgrind's
-/// memcheck, which sees steps freed while they run (a debug build retains them around the call).
-@inline(never) @MainActor func rowCancelInSelector(_ count: Int) {
+/// Subscriptions that end themselves during a round, in each of its phases and for each shape
+/// of subscription: a round runs each subscription's steps borrowed, so their release must wait
+/// for the first phase, and the second must keep what it calls alive. Not an instruction row:
+/// `Benchmarks/instructions --memcheck` runs it optimized under valgrind's memcheck, which sees an
+/// object freed while it runs (a debug build retains around each call what this leaves borrowed).
+@inline(never) @MainActor func rowCancelDuringRound(_ count: Int) {
   let store = Store<Fields>(reducer: fieldsReducer, state: nil)
   let scope = store.scope(\.count)
-  var tokens: [SubscriptionToken?] = Array(repeating: nil, count: 2 * count)
+  var tokens: [SubscriptionToken?] = []
+  var views: [EndingView] = []
   for index in 0..<count {
-    let label = String(index)
-    tokens[2 * index] = store.subscribe(
+    let label = String(index)  // something the closures capture and read after the cancel
+    let first = tokens.count
+    tokens.append(contentsOf: [SubscriptionToken?](repeating: nil, count: 5))
+    // In the first phase: a selector, at the root and in a scope.
+    tokens[first] = store.subscribe(
       {
-        $0.select { state in
-          tokens[2 * index]?.cancel()
-          return state.count + label.utf8.count
+        $0.select {
+          tokens[first]?.cancel() ?? ()
+          return $0.count + label.utf8.count
         }
       },
       receive: { _ in })
-    tokens[2 * index + 1] = scope.subscribe(
+    tokens[first + 1] = scope.subscribe(
       {
-        $0.select { count in
-          tokens[2 * index + 1]?.cancel()
-          return count + label.utf8.count
+        $0.select {
+          tokens[first + 1]?.cancel() ?? ()
+          return $0 + label.utf8.count
         }
       },
       receive: { _ in })
+    // Built from steps (`only(when:)`): in its predicate, and in the second phase.
+    tokens[first + 2] = store.subscribe(
+      {
+        $0.select(\.count).only { _, _ in
+          tokens[first + 2]?.cancel() ?? ()
+          return !label.isEmpty
+        }
+      },
+      receive: { _ in })
+    tokens[first + 3] = store.subscribe(
+      { $0.select(\.count).only { _, _ in true } },
+      receive: { _ in
+        tokens[first + 3]?.cancel() ?? ()
+        blackHole(label)
+      })
+    // In the second phase: a closure, and a subscriber object that unsubscribes.
+    tokens[first + 4] = store.subscribe(
+      { $0.select(\.count) },
+      receive: { _ in
+        tokens[first + 4]?.cancel() ?? ()
+        blackHole(label)
+      })
+    let view = EndingView(store)
+    store.subscribe(view) { $0.select(\.count) }
+    views.append(view)
   }
   store.dispatch(Tick())
-  withExtendedLifetime(tokens) {}
+  withExtendedLifetime((tokens, views)) {}
 }
+
+/// A subscriber that unsubscribes when it receives its second state.
+final class EndingView: StoreSubscriber {
+  let store: Store<Fields>
+  var received = 0
+  init(_ store: Store<Fields>) { self.store = store }
+  func newState(state: Int) {
+    received += 1
+    if received == 2 { store.unsubscribe(self) }
+  }
+}
+
+@inline(never) func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
 
 @inline(never) @MainActor func rowM100(_ count: Int) {
   let store = Store<Fields>(reducer: fieldsReducer, state: nil)
@@ -247,7 +290,7 @@ MainActor.assumeIsolated {
   case "m100": rowM100(count)
   case "fanOut": rowFanOut(count)
   case "fanOutTokens": rowFanOutTokens(count)
-  case "cancelInSelector": rowCancelInSelector(count)
+  case "cancelDuringRound": rowCancelDuringRound(count)
   case "mainActor": rowMainActorReducer(count)
   case "scope": rowScope(count)
   case "thunk": rowThunk(count)
