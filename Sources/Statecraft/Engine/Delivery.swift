@@ -71,13 +71,14 @@ struct Pass<State: Sendable> {
     }
     let held = self.held
     var count = 0
+    var state = state  // the one copy every subscription's steps read (`EntrySteps._run`)
     let pass = DeliveryPass.begin()
     // `entries` keeps every entry alive, so the loops borrow them unretained, without a retain
     // and a release per subscriber.
     for index in addresses.indices {
       DeliveryPass.resume(pass)
       let holds = withObject(at: addresses[index], as: SubscriptionEntry<State>.self) {
-        $0.select(state, version: version)
+        $0.select(&state, version: version)
       }
       if holds {
         held[count] = index

@@ -155,7 +155,7 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
   /// through an unretained reference from a `@Sendable` closure: a closure isolated to the main
   /// actor is checked at run time on every call.
   @inlinable
-  nonisolated final func select(_ state: State, version: UInt64) -> Bool {
+  nonisolated final func select(_ state: inout State, version: UInt64) -> Bool {
     assert(MainQueue.isCurrent, "a subscription delivers only on the main queue")
     let flags = _flags.load(ordering: .acquiring)
     if flags & SubscriptionStatus.active != 0 {
@@ -163,7 +163,7 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
       guard let steps = _stepsAddress else { return false }
       HeldMark.clear()
       // Borrowed: only `releaseSteps` drops the steps, and it waits while a round selects.
-      withObject(at: steps, as: EntrySteps<State>.self) { $0._run($0, state) }
+      withObject(at: steps, as: EntrySteps<State>.self) { $0._run($0, &state) }
       return HeldMark.take()
     }
     return flags & SubscriptionStatus.removed == 0
@@ -209,7 +209,8 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
     setStartVersion(version)
     guard let steps = _steps else { return }
     HeldMark.clear()
-    steps._run(steps, state)
+    var state = state  // see `EntrySteps._run`
+    steps._run(steps, &state)
     if HeldMark.take() { _deliver?(self) }
   }
 }
@@ -336,7 +337,7 @@ class SelectingSteps<State: Sendable, Previous: PreviousSlot>: EntrySteps<State>
     select: @escaping (State) -> Previous.Value,
     isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
     entry: SelectingEntry<State, Previous>,
-    run: @escaping (EntrySteps<State>, State) -> Void
+    run: @escaping (EntrySteps<State>, inout State) -> Void
   ) {
     _select = select
     _isRepeat = isRepeat
@@ -355,8 +356,8 @@ class SelectingSteps<State: Sendable, Previous: PreviousSlot>: EntrySteps<State>
 
   /// The steps' call, made here for the app's types: `receive`.
   @inlinable
-  static var run: (EntrySteps<State>, State) -> Void {
-    { knownObject($0, as: SelectingSteps.self).receive($1) }
+  static var run: (EntrySteps<State>, inout State) -> Void {
+    { knownObject($0, as: SelectingSteps.self).receive(&$1) }
   }
 
   /// Selects from `state`, keeps the value in the entry, and sets the `HeldMark` unless it
@@ -364,7 +365,7 @@ class SelectingSteps<State: Sendable, Previous: PreviousSlot>: EntrySteps<State>
   ///
   /// Inlined into the steps' call, which then makes one call, not two.
   @inline(__always) @inlinable
-  final func receive(_ state: State) {
+  final func receive(_ state: inout State) {
     let new = _select(state)
     _entry.withObject { entry in
       var old = Previous(new)
@@ -381,10 +382,16 @@ class SelectingSteps<State: Sendable, Previous: PreviousSlot>: EntrySteps<State>
 @usableFromInline
 class EntrySteps<State> {
   /// Called with the object itself.
-  @usableFromInline final let _run: (EntrySteps<State>, State) -> Void
+  ///
+  /// The state is `inout` only so that it passes by address: no step changes it. Passed as a
+  /// value, through a closure stored in a generic class, a state with a reference in it was
+  /// copied into a new temporary for each subscription, then copied again in pieces of another
+  /// size, a read the processor cannot forward from the writes before it (Benchmarks/README.md,
+  /// row c). By address, every subscription's steps read the one copy their round made.
+  @usableFromInline final let _run: (EntrySteps<State>, inout State) -> Void
 
   @usableFromInline
-  init(run: @escaping (EntrySteps<State>, State) -> Void) {
+  init(run: @escaping (EntrySteps<State>, inout State) -> Void) {
     _run = run
   }
 }

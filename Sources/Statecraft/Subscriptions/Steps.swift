@@ -233,7 +233,7 @@ final class ReceivingSteps<State: Sendable, Previous: PreviousSlot>:
     isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
     receive: @escaping @MainActor (Previous.Value) -> Void,
     entry: SelectingEntry<State, Previous>,
-    run: @escaping (EntrySteps<State>, State) -> Void
+    run: @escaping (EntrySteps<State>, inout State) -> Void
   ) {
     _receive = receive
     super.init(select: select, isRepeat: isRepeat, entry: entry, run: run)
@@ -258,7 +258,7 @@ final class StepsCall<State>: EntrySteps<State> {
   @usableFromInline let _call: (State) -> Void
 
   @usableFromInline
-  init(_ call: @escaping (State) -> Void, run: @escaping (EntrySteps<State>, State) -> Void) {
+  init(_ call: @escaping (State) -> Void, run: @escaping (EntrySteps<State>, inout State) -> Void) {
     _call = call
     super.init(run: run)
   }
