@@ -110,7 +110,7 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
   /// entry's own.
   @usableFromInline nonisolated final let _owner: ObjectIdentifier?
   /// What the subscription runs on each state, in a round's first phase (under the state lock)
-  /// and in `deliverInitial`: its steps, which set the `HeldMark` when they keep a value for the
+  /// and in `deliverInitial`: its steps, whose call returns whether they kept a value for the
   /// subscriber. Kept here, and borrowed by a round, which so retains nothing per subscription.
   ///
   /// `nil` once the subscription is removed, and the subclass's steps dropped, so that the user's
@@ -161,10 +161,8 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
     if flags & SubscriptionStatus.active != 0 {
       guard version > flags >> 2 else { return false }
       guard let steps = _stepsAddress else { return false }
-      HeldMark.clear()
       // Borrowed: only `releaseSteps` drops the steps, and it waits while a round selects.
-      withObject(at: steps, as: EntrySteps<State>.self) { $0._run($0, &state) }
-      return HeldMark.take()
+      return withObject(at: steps, as: EntrySteps<State>.self) { $0._run($0, &state) }
     }
     return flags & SubscriptionStatus.removed == 0
   }
@@ -208,10 +206,8 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
   nonisolated final func deliverInitial(_ state: State, version: UInt64) {
     setStartVersion(version)
     guard let steps = _steps else { return }
-    HeldMark.clear()
     var state = state  // see `EntrySteps._run`
-    steps._run(steps, &state)
-    if HeldMark.take() { _deliver?(self) }
+    if steps._run(steps, &state) { _deliver?(self) }
   }
 }
 
@@ -278,33 +274,6 @@ where Previous.Value == Subscriber.StoreSubscriberStateType {
   }
 }
 
-/// Tells a round's first phase whether the steps it ran for one subscription kept a value for the
-/// second: set by the last step that keeps it, taken by the entry that ran them.
-///
-/// One mark on the main queue, where steps run, rather than a flag in every entry: a scope's node
-/// runs its own subscriptions' steps inside its own, and marks after them. A C variable, as the
-/// delivery pass numbers (Delivery.swift).
-@usableFromInline
-enum HeldMark {
-  /// Notes that the steps running keep a value.
-  @inlinable
-  static func set() {
-    sc_held_mark_set()
-  }
-
-  /// Clears the mark before an entry runs its steps.
-  @inlinable
-  static func clear() {
-    sc_held_mark_clear()
-  }
-
-  /// Whether the steps that just ran kept a value; clears the mark.
-  @inlinable
-  static func take() -> Bool {
-    sc_held_mark_take() != 0
-  }
-}
-
 /// `Optional`, as the type of the value a step saw last (``SelectingEntry``, `SkippingStep`).
 @usableFromInline
 protocol PreviousSlot {
@@ -337,7 +306,7 @@ class SelectingSteps<State: Sendable, Previous: PreviousSlot>: EntrySteps<State>
     select: @escaping (State) -> Previous.Value,
     isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
     entry: SelectingEntry<State, Previous>,
-    run: @escaping (EntrySteps<State>, inout State) -> Void
+    run: @escaping (EntrySteps<State>, inout State) -> Bool
   ) {
     _select = select
     _isRepeat = isRepeat
@@ -356,22 +325,22 @@ class SelectingSteps<State: Sendable, Previous: PreviousSlot>: EntrySteps<State>
 
   /// The steps' call, made here for the app's types: `receive`.
   @inlinable
-  static var run: (EntrySteps<State>, inout State) -> Void {
+  static var run: (EntrySteps<State>, inout State) -> Bool {
     { knownObject($0, as: SelectingSteps.self).receive(&$1) }
   }
 
-  /// Selects from `state`, keeps the value in the entry, and sets the `HeldMark` unless it
-  /// repeats.
+  /// Selects from `state` and keeps the value in the entry; returns whether the value is for
+  /// the subscriber: whether it does not repeat the last one.
   ///
   /// Inlined into the steps' call, which then makes one call, not two.
   @inline(__always) @inlinable
-  final func receive(_ state: inout State) {
+  final func receive(_ state: inout State) -> Bool {
     let new = _select(state)
-    _entry.withObject { entry in
+    return _entry.withObject { entry in
       var old = Previous(new)
       swap(&old, &entry._previous)
-      if let old = old.slotValue, _isRepeat(old, new) { return }
-      HeldMark.set()
+      if let old = old.slotValue, _isRepeat(old, new) { return false }
+      return true
     }
   }
 }
@@ -388,10 +357,10 @@ class EntrySteps<State> {
   /// copied into a new temporary for each subscription, then copied again in pieces of another
   /// size, a read the processor cannot forward from the writes before it (Benchmarks/README.md,
   /// row c). By address, every subscription's steps read the one copy their round made.
-  @usableFromInline final let _run: (EntrySteps<State>, inout State) -> Void
+  @usableFromInline final let _run: (EntrySteps<State>, inout State) -> Bool
 
   @usableFromInline
-  init(run: @escaping (EntrySteps<State>, inout State) -> Void) {
+  init(run: @escaping (EntrySteps<State>, inout State) -> Bool) {
     _run = run
   }
 }

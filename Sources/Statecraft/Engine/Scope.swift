@@ -302,10 +302,9 @@ final class RootLink<Root: Sendable, Slice: Sendable>: Sendable {
   ) -> SubscriptionStatus {
     let keyPath = keyPath
     let entry = SubscriptionEntry<Root>(owner: nil)
-    // Marked after the scope's subscriptions ran, each taking its own mark.
-    // A call that captures what it runs: this code is not specialized, and a call that named a
+    // Holds when any of the scope's subscriptions did. A call that captures what it runs: this code is not specialized, and a call that named a
     // generic type (as `StepsCall`'s does) would look it up at run time on every round.
-    entry._steps = EntrySteps { _, root in if step(root[keyPath: keyPath]) { HeldMark.set() } }
+    entry._steps = EntrySteps { _, root in step(root[keyPath: keyPath]) }
     entry._deliver = { _ in deliverHeld() }
     return entry
   }

@@ -112,6 +112,32 @@ struct HeldValues<Value>: HeldStorage {
   }
 }
 
+/// Tells a `StepsCall` whether the steps built from steps that it ran kept a value for the
+/// subscriber: set by the receiver at their end (``HeldStorage/hold(_:)``), taken by the call.
+///
+/// One mark on the main queue, where steps run, since the receiver is reached through closures
+/// that return nothing. A C variable, as the delivery pass numbers (Delivery.swift).
+@usableFromInline
+enum HeldMark {
+  /// Notes that the steps running keep a value.
+  @inlinable
+  static func set() {
+    sc_held_mark_set()
+  }
+
+  /// Clears the mark before a call runs its steps.
+  @inlinable
+  static func clear() {
+    sc_held_mark_clear()
+  }
+
+  /// Whether the steps that just ran kept a value; clears the mark.
+  @inlinable
+  static func take() -> Bool {
+    sc_held_mark_take() != 0
+  }
+}
+
 /// ``HeldValues``, as the receivers' type of what they hold: generic over it, not over its `Value`
 /// alone, a class whose field is `HeldValues<Value>` looks that type up at run time to free it.
 @usableFromInline
@@ -123,7 +149,7 @@ protocol HeldStorage {
 }
 
 extension HeldStorage {
-  /// Keeps `value` for a round's second phase, and tells the entry that ran the steps so
+  /// Keeps `value` for a round's second phase, and tells the call that ran the steps so
   /// (`HeldMark`): what a receiver does as the last step of a subscription.
   @inlinable
   mutating func hold(_ value: Value) {
@@ -233,7 +259,7 @@ final class ReceivingSteps<State: Sendable, Previous: PreviousSlot>:
     isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
     receive: @escaping @MainActor (Previous.Value) -> Void,
     entry: SelectingEntry<State, Previous>,
-    run: @escaping (EntrySteps<State>, inout State) -> Void
+    run: @escaping (EntrySteps<State>, inout State) -> Bool
   ) {
     _receive = receive
     super.init(select: select, isRepeat: isRepeat, entry: entry, run: run)
@@ -258,13 +284,19 @@ final class StepsCall<State>: EntrySteps<State> {
   @usableFromInline let _call: (State) -> Void
 
   @usableFromInline
-  init(_ call: @escaping (State) -> Void, run: @escaping (EntrySteps<State>, inout State) -> Void) {
+  init(_ call: @escaping (State) -> Void, run: @escaping (EntrySteps<State>, inout State) -> Bool) {
     _call = call
     super.init(run: run)
   }
 
   @inlinable
   convenience init(_ call: @escaping (State) -> Void) {
-    self.init(call, run: { knownObject($0, as: StepsCall.self)._call($1) })
+    self.init(
+      call,
+      run: {
+        HeldMark.clear()
+        knownObject($0, as: StepsCall.self)._call($1)
+        return HeldMark.take()
+      })
   }
 }
