@@ -570,27 +570,6 @@ package func withObject<Object: AnyObject, Result>(
     ._withUnsafeGuaranteedRef(body)
 }
 
-/// A reference to the object that owns the holder: no retain, no release.
-///
-/// For a part that only its owner calls, so that the owner is alive whenever the part uses the
-/// reference (a subscription's steps, which their entry keeps and alone calls). A strong
-/// reference would be a cycle; a weak one would move the owner's counts to a side table.
-@usableFromInline @frozen
-package struct OwnerReference<Object: AnyObject> {
-  @usableFromInline let _object: Unmanaged<Object>
-
-  @inlinable
-  package init(_ object: Object) {
-    _object = .passUnretained(object)
-  }
-
-  /// Calls `body` with the owner, borrowed.
-  @inline(__always) @inlinable
-  package func withObject<Result>(_ body: (Object) -> Result) -> Result {
-    _object._withUnsafeGuaranteedRef(body)
-  }
-}
-
 /// `object` as an `Object`, without a check: the caller knows its dynamic type.
 ///
 /// For an object that stores a call made only with itself (a subscription's entry and its

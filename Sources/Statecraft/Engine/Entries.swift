@@ -105,10 +105,15 @@ class SubscriptionStatus: Sendable {
 @MainActor
 @usableFromInline
 class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
-  /// The subscriber object's identity, for `unsubscribe(_:)`; `nil` for a subscription without
-  /// one (a closure subscription, a scope's node), which its token or its scope names by the
-  /// entry's own.
-  @usableFromInline nonisolated final let _owner: ObjectIdentifier?
+  /// Names the subscription in the registry: the subscriber object's identity, for
+  /// `unsubscribe(_:)`, or for a subscription without one (a closure subscription, a scope's
+  /// node) the entry's own, by which its token or its scope names it.
+  ///
+  /// Written only by `init`, which can name the entry once it exists. One word, not an optional
+  /// owner beside the entry's identity, which takes two: a subscriber's entry then fits the next
+  /// smaller size of allocation (Benchmarks/README.md, row g).
+  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final private(set) var key:
+    ObjectIdentifier
   /// What the subscription runs on each state, in a round's first phase (under the state lock)
   /// and in `deliverInitial`: its steps, whose call returns whether they kept a value for the
   /// subscriber. Kept here, and borrowed by a round, which so retains nothing per subscription.
@@ -129,16 +134,14 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
     return address(of: steps)
   }
 
-  /// Names the subscription in the registry.
-  @inlinable
-  nonisolated final var key: ObjectIdentifier { _owner ?? identity }
-
   /// Makes an entry whose steps and delivery are set when its steps are built: by a `select` of
   /// the state (``SelectingEntry``), else by the first of the steps (`Subscription.init(root:)`)
   /// and the receiver at their end.
   @usableFromInline
   nonisolated init(owner: ObjectIdentifier?) {
-    _owner = owner
+    key = owner ?? ObjectIdentifier(SubscriptionStatus.self)  // until the entry exists
+    super.init()
+    if owner == nil { key = identity }
   }
 
   /// Drops what a subclass keeps of the user's values, once the calls are dropped.
@@ -162,7 +165,7 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
       guard version > flags >> 2 else { return false }
       guard let steps = _stepsAddress else { return false }
       // Borrowed: only `releaseSteps` drops the steps, and it waits while a round selects.
-      return withObject(at: steps, as: EntrySteps<State>.self) { $0._run($0, &state) }
+      return withObject(at: steps, as: EntrySteps<State>.self) { $0._run($0, self, &state) }
     }
     return flags & SubscriptionStatus.removed == 0
   }
@@ -207,7 +210,7 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
     setStartVersion(version)
     guard let steps = _steps else { return }
     var state = state  // see `EntrySteps._run`
-    if steps._run(steps, &state) { _deliver?(self) }
+    if steps._run(steps, self, &state) { _deliver?(self) }
   }
 }
 
@@ -293,55 +296,52 @@ extension Optional: PreviousSlot {
 /// value repeats the last one.
 ///
 /// The entry's steps: its call, made for the app's types, reads the closures from the object and
-/// calls them without retaining them, since they are constants. Dropped on removal. It refers to
-/// its entry, which keeps it, without a count.
+/// calls them without retaining them, since they are constants. Dropped on removal. The call is
+/// handed the entry, where it keeps the value: no reference to it here.
 @usableFromInline
 class SelectingSteps<State: Sendable, Previous: PreviousSlot>: EntrySteps<State> {
   @usableFromInline final let _select: (State) -> Previous.Value
   @usableFromInline final let _isRepeat: (Previous.Value, Previous.Value) -> Bool
-  @usableFromInline final let _entry: OwnerReference<SelectingEntry<State, Previous>>
 
   @usableFromInline
   init(
     select: @escaping (State) -> Previous.Value,
     isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
-    entry: SelectingEntry<State, Previous>,
-    run: @escaping (EntrySteps<State>, inout State) -> Bool
+    run: @escaping (EntrySteps<State>, SubscriptionEntry<State>, inout State) -> Bool
   ) {
     _select = select
     _isRepeat = isRepeat
-    _entry = OwnerReference(entry)
     super.init(run: run)
   }
 
   @inlinable
   convenience init(
     select: @escaping (State) -> Previous.Value,
-    isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
-    entry: SelectingEntry<State, Previous>
+    isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool
   ) {
-    self.init(select: select, isRepeat: isRepeat, entry: entry, run: SelectingSteps.run)
+    self.init(select: select, isRepeat: isRepeat, run: SelectingSteps.run)
   }
 
   /// The steps' call, made here for the app's types: `receive`.
   @inlinable
-  static var run: (EntrySteps<State>, inout State) -> Bool {
-    { knownObject($0, as: SelectingSteps.self).receive(&$1) }
+  static var run: (EntrySteps<State>, SubscriptionEntry<State>, inout State) -> Bool {
+    {
+      knownObject($0, as: SelectingSteps.self).receive(
+        &$2, into: knownObject($1, as: SelectingEntry<State, Previous>.self))
+    }
   }
 
-  /// Selects from `state` and keeps the value in the entry; returns whether the value is for
-  /// the subscriber: whether it does not repeat the last one.
+  /// Selects from `state` and keeps the value in `entry`; returns whether the value is for the
+  /// subscriber: whether it does not repeat the last one.
   ///
   /// Inlined into the steps' call, which then makes one call, not two.
   @inline(__always) @inlinable
-  final func receive(_ state: inout State) -> Bool {
+  final func receive(_ state: inout State, into entry: SelectingEntry<State, Previous>) -> Bool {
     let new = _select(state)
-    return _entry.withObject { entry in
-      var old = Previous(new)
-      swap(&old, &entry._previous)
-      if let old = old.slotValue, _isRepeat(old, new) { return false }
-      return true
-    }
+    var old = Previous(new)
+    swap(&old, &entry._previous)
+    if let old = old.slotValue, _isRepeat(old, new) { return false }
+    return true
   }
 }
 
@@ -349,7 +349,7 @@ class SelectingSteps<State: Sendable, Previous: PreviousSlot>: EntrySteps<State>
 /// the app's types are concrete and passed to `init`, so that a round borrows the object and
 /// calls it retaining nothing.
 @usableFromInline
-class EntrySteps<State> {
+class EntrySteps<State: Sendable> {
   /// Called with the object itself.
   ///
   /// The state is `inout` only so that it passes by address: no step changes it. Passed as a
@@ -357,10 +357,11 @@ class EntrySteps<State> {
   /// copied into a new temporary for each subscription, then copied again in pieces of another
   /// size, a read the processor cannot forward from the writes before it (Benchmarks/README.md,
   /// row c). By address, every subscription's steps read the one copy their round made.
-  @usableFromInline final let _run: (EntrySteps<State>, inout State) -> Bool
+  @usableFromInline final let _run:
+    (EntrySteps<State>, SubscriptionEntry<State>, inout State) -> Bool
 
   @usableFromInline
-  init(run: @escaping (EntrySteps<State>, inout State) -> Bool) {
+  init(run: @escaping (EntrySteps<State>, SubscriptionEntry<State>, inout State) -> Bool) {
     _run = run
   }
 }

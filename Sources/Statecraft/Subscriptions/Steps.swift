@@ -258,33 +258,34 @@ final class ReceivingSteps<State: Sendable, Previous: PreviousSlot>:
     select: @escaping (State) -> Previous.Value,
     isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
     receive: @escaping @MainActor (Previous.Value) -> Void,
-    entry: SelectingEntry<State, Previous>,
-    run: @escaping (EntrySteps<State>, inout State) -> Bool
+    run: @escaping (EntrySteps<State>, SubscriptionEntry<State>, inout State) -> Bool
   ) {
     _receive = receive
-    super.init(select: select, isRepeat: isRepeat, entry: entry, run: run)
+    super.init(select: select, isRepeat: isRepeat, run: run)
   }
 
   @inlinable
   convenience init(
     select: @escaping (State) -> Previous.Value,
     isRepeat: @escaping (Previous.Value, Previous.Value) -> Bool,
-    receive: @escaping @MainActor (Previous.Value) -> Void,
-    entry: SelectingEntry<State, Previous>
+    receive: @escaping @MainActor (Previous.Value) -> Void
   ) {
     self.init(
-      select: select, isRepeat: isRepeat, receive: receive, entry: entry,
-      run: SelectingSteps<State, Previous>.run)
+      select: select, isRepeat: isRepeat, receive: receive, run: SelectingSteps<State, Previous>.run
+    )
   }
 }
 
 /// Steps that are one closure: the first of a subscription built from steps.
 @usableFromInline
-final class StepsCall<State>: EntrySteps<State> {
+final class StepsCall<State: Sendable>: EntrySteps<State> {
   @usableFromInline let _call: (State) -> Void
 
   @usableFromInline
-  init(_ call: @escaping (State) -> Void, run: @escaping (EntrySteps<State>, inout State) -> Bool) {
+  init(
+    _ call: @escaping (State) -> Void,
+    run: @escaping (EntrySteps<State>, SubscriptionEntry<State>, inout State) -> Bool
+  ) {
     _call = call
     super.init(run: run)
   }
@@ -295,7 +296,7 @@ final class StepsCall<State>: EntrySteps<State> {
       call,
       run: {
         HeldMark.clear()
-        knownObject($0, as: StepsCall.self)._call($1)
+        knownObject($0, as: StepsCall.self)._call($2)
         return HeldMark.take()
       })
   }

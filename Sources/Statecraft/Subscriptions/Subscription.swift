@@ -311,7 +311,7 @@ extension Store {
       let source = knownObject(source, as: SelectSource<State, SelectedState>.self)
       entry.run(
         selectingSteps(of: selection, repeats: repeats) {
-          SelectingSteps(select: source._selector, isRepeat: $0, entry: entry)
+          SelectingSteps<State, SelectedState?>(select: source._selector, isRepeat: $0)
         })
     } else {
       let receiver = SubscriberReceiver<Subscriber, HeldValues<SelectedState>>(subscriber)
@@ -333,9 +333,9 @@ extension Store {
     // Not `??`, as above.
     let steps =
       if let isRepeat {
-        SelectingSteps(select: select, isRepeat: isRepeat, entry: entry)
+        SelectingSteps<State, SelectedState?>(select: select, isRepeat: isRepeat)
       } else {
-        SelectingSteps(select: select, isRepeat: { _, _ in false }, entry: entry)
+        SelectingSteps<State, SelectedState?>(select: select, isRepeat: { _, _ in false })
       }
     entry.run(steps)
     _engine.register(entry)
@@ -359,7 +359,8 @@ extension Store {
       let source = knownObject(source, as: SelectSource<State, SelectedState>.self)
       entry.run(
         receiving: selectingSteps(of: selection, repeats: repeats) {
-          ReceivingSteps(select: source._selector, isRepeat: $0, receive: receive, entry: entry)
+          ReceivingSteps<State, SelectedState?>(
+            select: source._selector, isRepeat: $0, receive: receive)
         })
     } else {
       let receiver = ClosureReceiver<HeldValues<SelectedState>>(receive: receive)
