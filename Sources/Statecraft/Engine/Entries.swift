@@ -122,10 +122,15 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
   /// closures go at once although the entry stays until the registry compacts.
   // nonisolated(unsafe): read and written only on the main queue; see `select`.
   @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _steps: EntrySteps<State>?
-  /// Hands what the steps kept to the subscriber, in a round's second phase: called with this
-  /// entry, so that a subscriber object's needs no context.
-  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _deliver:
-    ((SubscriptionEntry<State>) -> Void)?
+  /// Hands what the steps kept to the subscriber, in a round's second phase, and in
+  /// `deliverInitial`: called with this entry.
+  ///
+  /// A constant, made where the app's types are concrete and passed to `init`, so that a round
+  /// calls it retaining nothing. It captures nothing that must go with the subscription: what
+  /// it needs beyond the entry it reaches through `_steps`, which it retains while the subscriber
+  /// runs, since the subscriber may end the subscription.
+  // nonisolated(unsafe): called only on the main queue, as `select`.
+  @usableFromInline nonisolated(unsafe) final let _deliver: (SubscriptionEntry<State>) -> Void
 
   /// The address of `_steps`, for a call that borrows them.
   @inlinable
@@ -134,11 +139,12 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
     return address(of: steps)
   }
 
-  /// Makes an entry whose steps and delivery are set when its steps are built: by a `select` of
-  /// the state (``SelectingEntry``), else by the first of the steps (`Subscription.init(root:)`)
-  /// and the receiver at their end.
+  /// Makes an entry whose steps are set when they are built: by a `select` of the state
+  /// (``SelectingEntry``), else by the first of the steps (`Subscription.init(root:)`).
   @usableFromInline
-  nonisolated init(owner: ObjectIdentifier?) {
+  nonisolated init(owner: ObjectIdentifier?, deliver: @escaping (SubscriptionEntry<State>) -> Void)
+  {
+    _deliver = deliver
     key = owner ?? ObjectIdentifier(SubscriptionStatus.self)  // until the entry exists
     super.init()
     if owner == nil { key = identity }
@@ -177,14 +183,14 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
   @inlinable
   nonisolated final func deliverHeld() -> Bool {
     if isActive(.acquiring) {
-      _deliver?(self)
+      _deliver(self)
       if isActive(.relaxed) { return true }
     }
     return isRemoved
   }
 
-  /// Drops the steps and the subscriber's closure, with what they capture; for a removed
-  /// subscription, whose `select` and `deliverHeld` no longer call them.
+  /// Drops the steps, with what they capture (the user's closures); for a removed subscription,
+  /// whose `select` and `deliverHeld` no longer run.
   ///
   /// At once on the main queue, which alone calls them, else in a block posted there; during a
   /// round's first phase, which runs the steps borrowed, after it. A delivery running now keeps
@@ -199,7 +205,6 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
       return
     }
     _steps = nil
-    _deliver = nil
     dropSteps()
   }
 
@@ -210,7 +215,7 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
     setStartVersion(version)
     guard let steps = _steps else { return }
     var state = state  // see `EntrySteps._run`
-    if steps._run(steps, self, &state) { _deliver?(self) }
+    if steps._run(steps, self, &state) { _deliver(self) }
   }
 }
 
@@ -229,9 +234,11 @@ class SelectingEntry<State: Sendable, Previous: PreviousSlot>: SubscriptionEntry
   @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) final var _previous: Previous
 
   @usableFromInline
-  override nonisolated init(owner: ObjectIdentifier?) {
+  override nonisolated init(
+    owner: ObjectIdentifier?, deliver: @escaping (SubscriptionEntry<State>) -> Void
+  ) {
     _previous = .none
-    super.init(owner: owner)
+    super.init(owner: owner, deliver: deliver)
   }
 
   @usableFromInline
@@ -248,32 +255,31 @@ where Previous.Value == Subscriber.StoreSubscriberStateType {
   @usableFromInline nonisolated(unsafe) weak let _subscriber: Subscriber?
 
   @usableFromInline
-  init(_ subscriber: Subscriber) {
+  init(_ subscriber: Subscriber, deliver: @escaping (SubscriptionEntry<State>) -> Void) {
     _subscriber = subscriber
-    super.init(owner: ObjectIdentifier(subscriber))
+    super.init(owner: ObjectIdentifier(subscriber), deliver: deliver)
   }
 
-  /// Makes the entry run `steps` and hand what they keep to the subscriber: its calls, made
-  /// for the app's types.
-  @MainActor
   @inlinable
-  func run(_ steps: SelectingSteps<State, Previous>) {
-    _steps = steps
-    // The entry calls its calls with itself alone.
-    _deliver = { knownObject($0, as: SubscriberEntry.self).deliverLast() }
+  convenience init(_ subscriber: Subscriber) {
+    self.init(subscriber, deliver: { knownObject($0, as: SubscriberEntry.self).deliver() })
   }
 
   /// Hands the value selected last to the subscriber, or marks the subscription gone if the
-  /// subscriber was deallocated.
+  /// subscriber was deallocated; for a subscription built from steps, has their receiver hand
+  /// over what it holds.
   @MainActor
   @inlinable
-  func deliverLast() {
-    guard let subscriber = _subscriber else {
-      markGone()
-      return
+  func deliver() {
+    if let value = _previous.slotValue {
+      guard let subscriber = _subscriber else {
+        markGone()
+        return
+      }
+      subscriber.newState(state: value)
+    } else if let steps = _steps {
+      StepsCall.deliverHeld(steps, to: self)
     }
-    guard let value = _previous.slotValue else { return }
-    subscriber.newState(state: value)
   }
 }
 

@@ -207,7 +207,8 @@ final class ScopeCore<Slice: Sendable>: StoreEngine, SubscriptionHost {
         guard let old = previous.exchange(slice), !repeats(old, slice) else { return false }
         return select(slice, version: root?.deliveringVersion ?? 0)
       },
-      { [self] in deliverHeld() })
+      // Weakly: the node's entry keeps its delivery until the root's registry compacts.
+      { [weak self] in self?.deliverHeld() })
   }
 
   /// The first phase of the scope's subscriptions, inside the root's: runs their steps on
@@ -301,11 +302,10 @@ final class RootLink<Root: Sendable, Slice: Sendable>: Sendable {
     _ step: @escaping (Slice) -> Bool, _ deliverHeld: @escaping () -> Void
   ) -> SubscriptionStatus {
     let keyPath = keyPath
-    let entry = SubscriptionEntry<Root>(owner: nil)
+    let entry = SubscriptionEntry<Root>(owner: nil, deliver: { _ in deliverHeld() })
     // Holds when any of the scope's subscriptions did. A call that captures what it runs: this code is not specialized, and a call that named a
     // generic type (as `StepsCall`'s does) would look it up at run time on every round.
     entry._steps = EntrySteps { _, _, root in step(root[keyPath: keyPath]) }
-    entry._deliver = { _ in deliverHeld() }
     return entry
   }
 

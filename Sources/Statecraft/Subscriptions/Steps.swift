@@ -228,17 +228,40 @@ final class ClosureReceiver<Held: HeldStorage> {
 
 // MARK: A closure subscription's steps, and the first of steps built for any subscription
 
-extension SelectingEntry {
-  /// Makes the entry run `steps` and hand what they keep to their closure: a closure
-  /// subscription's calls, made for the app's types.
+extension SubscriptionEntry {
+  /// Has the steps built from steps that run in this entry deliver through their receiver's
+  /// `deliver`, once the receiver is attached to them.
   @MainActor
   @inlinable
-  final func run(receiving steps: ReceivingSteps<State, Previous>) {
-    _steps = steps
-    _deliver = {
-      // The entry calls its calls with itself alone.
-      let entry = knownObject($0, as: SelectingEntry.self)
-      if let value = entry._previous.slotValue { steps._receive(value) }
+  func deliverThroughReceiver(_ deliver: @escaping (SubscriptionStatus) -> Void) {
+    guard let steps = _steps, type(of: steps) == StepsCall<State>.self else { return }
+    knownObject(steps, as: StepsCall<State>.self)._deliverHeld = deliver
+  }
+}
+
+extension SelectingEntry {
+  /// A closure subscription's entry, whose steps will be ``ReceivingSteps``, or built from steps.
+  @inlinable
+  convenience init() {
+    self.init(owner: nil, deliver: { SelectingEntry.deliver(to: $0) })
+  }
+
+  /// Hands the value selected last to the closure, or for a subscription built from steps, has
+  /// their receiver hand over what it holds; a closure subscription's delivery.
+  @MainActor
+  @inlinable
+  static func deliver(to entry: SubscriptionEntry<State>) {
+    let entry = knownObject(entry, as: SelectingEntry.self)
+    guard let steps = entry._stepsAddress else { return }
+    if let value = entry._previous.slotValue {
+      // The closure, retained: it may end the subscription, which drops the steps.
+      let receive = withObject(at: steps, as: EntrySteps<State>.self) {
+        type(of: $0) == ReceivingSteps<State, Previous>.self
+          ? knownObject($0, as: ReceivingSteps<State, Previous>.self)._receive : nil
+      }
+      receive?(value)
+    } else if let steps = entry._steps {
+      StepsCall.deliverHeld(steps, to: entry)
     }
   }
 }
@@ -280,6 +303,9 @@ final class ReceivingSteps<State: Sendable, Previous: PreviousSlot>:
 @usableFromInline
 final class StepsCall<State: Sendable>: EntrySteps<State> {
   @usableFromInline let _call: (State) -> Void
+  /// Has the receiver at the end of the steps hand what it holds to the subscriber; set once the
+  /// receiver is attached.
+  @exclusivity(unchecked) @usableFromInline var _deliverHeld: ((SubscriptionStatus) -> Void)?
 
   @usableFromInline
   init(
@@ -299,5 +325,14 @@ final class StepsCall<State: Sendable>: EntrySteps<State> {
         knownObject($0, as: StepsCall.self)._call($2)
         return HeldMark.take()
       })
+  }
+
+  /// Has the receiver of `steps`, if they are a `StepsCall`, hand what it holds to the
+  /// subscriber of `entry`.
+  @MainActor
+  @inlinable
+  static func deliverHeld(_ steps: EntrySteps<State>, to entry: SubscriptionStatus) {
+    guard type(of: steps) == StepsCall.self else { return }
+    knownObject(steps, as: StepsCall.self)._deliverHeld?(entry)
   }
 }

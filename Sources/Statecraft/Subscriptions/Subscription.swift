@@ -309,14 +309,13 @@ extension Store {
       // `Subscription<SelectedState>`; then `skipRepeats()`, maybe, which the store's automatic
       // skip after it adds nothing to, and which `repeats` is then.
       let source = knownObject(source, as: SelectSource<State, SelectedState>.self)
-      entry.run(
-        selectingSteps(of: selection, repeats: repeats) {
-          SelectingSteps<State, SelectedState?>(select: source._selector, isRepeat: $0)
-        })
+      entry._steps = selectingSteps(of: selection, repeats: repeats) {
+        SelectingSteps<State, SelectedState?>(select: source._selector, isRepeat: $0)
+      }
     } else {
       let receiver = SubscriberReceiver<Subscriber, HeldValues<SelectedState>>(subscriber)
-      entry._deliver = { receiver.deliverHeld($0) }
       attach(selection, repeats: repeats) { receiver.hold($0) }
+      entry.deliverThroughReceiver { receiver.deliverHeld($0) }
     }
     _engine.register(entry)
   }
@@ -337,7 +336,7 @@ extension Store {
       } else {
         SelectingSteps<State, SelectedState?>(select: select, isRepeat: { _, _ in false })
       }
-    entry.run(steps)
+    entry._steps = steps
     _engine.register(entry)
   }
 
@@ -350,22 +349,21 @@ extension Store {
     repeats: ((SelectedState, SelectedState) -> Bool)?,
     receive: @escaping @MainActor (SelectedState) -> Void
   ) -> SubscriptionToken {
-    let entry = SelectingEntry<State, SelectedState?>(owner: nil)
+    let entry = SelectingEntry<State, SelectedState?>()
     let selection = transform(Subscription(root: entry))
     if let (root, source) = selection._rootSelection, root == ObjectIdentifier(entry),
       !selection._rootSkipsRepeats || repeats != nil
     {
       // As in the object `connect`.
       let source = knownObject(source, as: SelectSource<State, SelectedState>.self)
-      entry.run(
-        receiving: selectingSteps(of: selection, repeats: repeats) {
-          ReceivingSteps<State, SelectedState?>(
-            select: source._selector, isRepeat: $0, receive: receive)
-        })
+      entry._steps = selectingSteps(of: selection, repeats: repeats) {
+        ReceivingSteps<State, SelectedState?>(
+          select: source._selector, isRepeat: $0, receive: receive)
+      }
     } else {
       let receiver = ClosureReceiver<HeldValues<SelectedState>>(receive: receive)
-      entry._deliver = { _ in receiver.deliverHeld() }
       attach(selection, repeats: repeats) { receiver.hold($0) }
+      entry.deliverThroughReceiver { _ in receiver.deliverHeld() }
     }
     return _engine.registerToken(entry)
   }
