@@ -562,7 +562,10 @@ package func address(of object: AnyObject) -> UInt {
 /// Calls `body` with the object at `address`, borrowed: no retain and no release.
 ///
 /// The caller guarantees that something else keeps the object alive for the call.
-@inlinable
+///
+/// Always inlined: called from code that runs unspecialized, it would be passed `Object`'s
+/// metadata, which for a generic class is looked up at run time on every call.
+@inlinable @inline(__always)
 package func withObject<Object: AnyObject, Result>(
   at address: UInt, as _: Object.Type, _ body: (Object) -> Result
 ) -> Result {

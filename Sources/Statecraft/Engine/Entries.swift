@@ -4,7 +4,9 @@ import StatecraftPrimitives
 
 // What a subscription is to the registry and the rounds: an entry, with the two calls of a
 // round's phases (Delivery.swift). The shape most subscriptions have, one `select` of the state,
-// is one `SelectingEntry`; any other is built from steps (Subscriptions/Steps.swift).
+// is one `SelectingEntry`; any other is built from steps (Subscriptions/Steps.swift), the first
+// of which runs in a `StepsCall`. What subscribing and removal do to an entry is in
+// Registration.swift.
 
 /// Whether a subscription still delivers, and from which version of the state: the root class
 /// of its entry, which a closure subscription's token also holds.
@@ -49,19 +51,6 @@ class SubscriptionStatus: Sendable {
   @inlinable
   nonisolated static var removed: UInt64 { 2 }
 
-  /// The start version of a subscription made off the main queue until it gets its first state
-  /// there: newer than every version.
-  @inlinable
-  nonisolated static var unstarted: UInt64 { .max >> 2 }
-
-  /// Sets the start version, on the main queue or before the entry is shared; other threads only
-  /// set and clear the two flags, so the two steps lose none of theirs.
-  @inlinable
-  nonisolated final func setStartVersion(_ version: UInt64) {
-    _flags.clearBits(~(SubscriptionStatus.active | SubscriptionStatus.removed), ordering: .relaxed)
-    _flags.setBits(Swift.min(version, SubscriptionStatus.unstarted) << 2, ordering: .relaxed)
-  }
-
   @inlinable
   nonisolated final func isActive(_ ordering: AtomicOrdering) -> Bool {
     _flags.load(ordering: ordering) & SubscriptionStatus.active != 0
@@ -70,20 +59,6 @@ class SubscriptionStatus: Sendable {
   @inlinable
   nonisolated final var isRemoved: Bool {
     _flags.load(ordering: .relaxed) & SubscriptionStatus.removed != 0
-  }
-
-  /// Marks the subscription counted as removed; returns whether it was already.
-  @inlinable
-  nonisolated final func markRemoved() -> Bool {
-    _flags.setBits(SubscriptionStatus.removed, ordering: .relaxed) & SubscriptionStatus.removed != 0
-  }
-
-  /// Clears the active bit; returns whether it was set, so that of two threads ending the
-  /// subscription one alone goes on.
-  @inlinable
-  nonisolated final func end() -> Bool {
-    _flags.clearBits(SubscriptionStatus.active, ordering: .acquiringAndReleasing)
-      & SubscriptionStatus.active != 0
   }
 
   @usableFromInline
@@ -162,8 +137,10 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
   ///
   /// Called only by the main loop, on the main queue. Nonisolated so that the loop can call it
   /// through an unretained reference from a `@Sendable` closure: a closure isolated to the main
-  /// actor is checked at run time on every call.
-  @inlinable
+  /// actor is checked at run time on every call. Always inlined into the pass's loop, which
+  /// then looks `EntrySteps<State>` up once where it runs unspecialized (a batch's round, a
+  /// scope's), not once a subscription.
+  @inlinable @inline(__always)
   nonisolated final func select(_ state: inout State, version: UInt64) -> Bool {
     assert(MainQueue.isCurrent, "a subscription delivers only on the main queue")
     let flags = _flags.load(ordering: .acquiring)
@@ -189,34 +166,6 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
     return isRemoved
   }
 
-  /// Drops the steps, with what they capture (the user's closures); for a removed subscription,
-  /// whose `select` and `deliverHeld` no longer run.
-  ///
-  /// At once on the main queue, which alone calls them, else in a block posted there; during a
-  /// round's first phase, which runs the steps borrowed, after it. A delivery running now keeps
-  /// its own reference until it returns. Nonisolated, as `select`, so that removal from any
-  /// thread needs no closure to reach the main actor.
-  @usableFromInline
-  nonisolated final func releaseSteps() {
-    // During a round's first phase a step may be running borrowed, as `select` calls it (a
-    // selector cancelled a token): then after the phase.
-    guard MainQueue.isCurrent, sc_reducing_action() != sc_selecting_marker() else {
-      DispatchQueue.main.async { self.releaseSteps() }  // at the latest by the next round
-      return
-    }
-    _steps = nil
-    dropSteps()
-  }
-
-  /// Delivers the state the subscription starts from, committed as `version`; on the main
-  /// queue only.
-  @inlinable
-  nonisolated final func deliverInitial(_ state: State, version: UInt64) {
-    setStartVersion(version)
-    guard let steps = _steps else { return }
-    var state = state  // see `EntrySteps._run`
-    if steps._run(steps, self, &state) { _deliver(self) }
-  }
 }
 
 /// A subscription that keeps the value it hands over: one `select` of the state, skipping a value
@@ -277,8 +226,8 @@ where Previous.Value == Subscriber.StoreSubscriberStateType {
         return
       }
       subscriber.newState(state: value)
-    } else if let steps = _steps {
-      StepsCall.deliverHeld(steps, to: self)
+    } else {
+      StepsCall.deliverHeld(to: self)
     }
   }
 }
@@ -369,5 +318,74 @@ class EntrySteps<State: Sendable> {
   @usableFromInline
   init(run: @escaping (EntrySteps<State>, SubscriptionEntry<State>, inout State) -> Bool) {
     _run = run
+  }
+}
+
+/// Steps that are one closure: the first of a subscription built from steps.
+@usableFromInline
+final class StepsCall<State: Sendable>: EntrySteps<State> {
+  @usableFromInline let _call: (State) -> Void
+  /// Has the receiver at the end of the steps hand what it holds to the subscriber; set once the
+  /// receiver is attached.
+  @exclusivity(unchecked) @usableFromInline var _deliverHeld: ((SubscriptionStatus) -> Void)?
+
+  @usableFromInline
+  init(
+    _ call: @escaping (State) -> Void,
+    run: @escaping (EntrySteps<State>, SubscriptionEntry<State>, inout State) -> Bool
+  ) {
+    _call = call
+    super.init(run: run)
+  }
+
+  @inlinable
+  convenience init(_ call: @escaping (State) -> Void) {
+    self.init(
+      call,
+      run: {
+        HeldMark.clear()
+        knownObject($0, as: StepsCall.self)._call($2)
+        return HeldMark.take()
+      })
+  }
+
+  /// Has the receiver of the steps of `entry`, if they are a `StepsCall`, hand what it holds to
+  /// the subscriber.
+  @MainActor
+  @inlinable
+  static func deliverHeld(to entry: SubscriptionEntry<State>) {
+    guard let steps = entry._stepsAddress else { return }
+    // The receiver's delivery, retained: the subscriber may end the subscription, which drops
+    // the steps.
+    let deliver = withObject(at: steps, as: EntrySteps<State>.self) {
+      type(of: $0) == StepsCall.self ? knownObject($0, as: StepsCall.self)._deliverHeld : nil
+    }
+    deliver?(entry)
+  }
+}
+
+/// Tells a `StepsCall` whether the steps built from steps that it ran kept a value for the
+/// subscriber: set by the receiver at their end (``HeldStorage/hold(_:)``), taken by the call.
+///
+/// One mark on the main queue, where steps run, since the receiver is reached through closures
+/// that return nothing. A C variable, as the delivery pass numbers (Delivery.swift).
+@usableFromInline
+enum HeldMark {
+  /// Notes that the steps running keep a value.
+  @inlinable
+  static func set() {
+    sc_held_mark_set()
+  }
+
+  /// Clears the mark before a call runs its steps.
+  @inlinable
+  static func clear() {
+    sc_held_mark_clear()
+  }
+
+  /// Whether the steps that just ran kept a value; clears the mark.
+  @inlinable
+  static func take() -> Bool {
+    sc_held_mark_take() != 0
   }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import StatecraftAtomics
 import StatecraftPrimitives
 
 // Subscribing and unsubscribing: one flow for a root store's engine and a scope's
@@ -120,5 +121,67 @@ extension StoreCore: SubscriptionHost {
       _words.subscriptionCount(ordering: .sequentiallyConsistent),
       _books.withLock { $0.registry._entries.count }
     )
+  }
+}
+
+// MARK: What subscribing and removal do to an entry
+
+extension SubscriptionStatus {
+  /// The start version of a subscription made off the main queue until it gets its first state
+  /// there: newer than every version.
+  @inlinable
+  nonisolated static var unstarted: UInt64 { .max >> 2 }
+
+  /// Sets the start version, on the main queue or before the entry is shared; other threads only
+  /// set and clear the two flags, so the two steps lose none of theirs.
+  @inlinable
+  nonisolated final func setStartVersion(_ version: UInt64) {
+    _flags.clearBits(~(SubscriptionStatus.active | SubscriptionStatus.removed), ordering: .relaxed)
+    _flags.setBits(Swift.min(version, SubscriptionStatus.unstarted) << 2, ordering: .relaxed)
+  }
+
+  /// Marks the subscription counted as removed; returns whether it was already.
+  @inlinable
+  nonisolated final func markRemoved() -> Bool {
+    _flags.setBits(SubscriptionStatus.removed, ordering: .relaxed) & SubscriptionStatus.removed != 0
+  }
+
+  /// Clears the active bit; returns whether it was set, so that of two threads ending the
+  /// subscription one alone goes on.
+  @inlinable
+  nonisolated final func end() -> Bool {
+    _flags.clearBits(SubscriptionStatus.active, ordering: .acquiringAndReleasing)
+      & SubscriptionStatus.active != 0
+  }
+}
+
+extension SubscriptionEntry {
+  /// Drops the steps, with what they capture (the user's closures); for a removed subscription,
+  /// whose `select` and `deliverHeld` no longer run.
+  ///
+  /// At once on the main queue, which alone calls them, else in a block posted there; during a
+  /// round's first phase, which runs the steps borrowed, after it. A delivery running now keeps
+  /// its own reference until it returns. Nonisolated, as `select`, so that removal from any
+  /// thread needs no closure to reach the main actor.
+  @usableFromInline
+  nonisolated final func releaseSteps() {
+    // During a round's first phase a step may be running borrowed, as `select` calls it (a
+    // selector cancelled a token): then after the phase.
+    guard MainQueue.isCurrent, sc_reducing_action() != sc_selecting_marker() else {
+      DispatchQueue.main.async { self.releaseSteps() }  // at the latest by the next round
+      return
+    }
+    _steps = nil
+    dropSteps()
+  }
+
+  /// Delivers the state the subscription starts from, committed as `version`; on the main
+  /// queue only.
+  @inlinable
+  nonisolated final func deliverInitial(_ state: State, version: UInt64) {
+    setStartVersion(version)
+    guard let steps = _steps else { return }
+    var state = state  // see `EntrySteps._run`
+    if steps._run(steps, self, &state) { _deliver(self) }
   }
 }

@@ -1,11 +1,11 @@
-import StatecraftAtomics
 import StatecraftPrimitives
 
 // A subscription built from steps (Subscription.swift): what a `select` builds from, the step most
 // have, and the receivers that keep what they select until a round's second phase hands it over.
 // One `select` of the state, followed by `skipRepeats()` or not, runs none of it: a
 // `SelectingEntry` (Entries.swift) runs it in one object, whose steps a closure subscription's
-// are (`ReceivingSteps`, at the end); any other runs its first step in a `StepsCall`.
+// are (`ReceivingSteps`, at the end); any other runs its first step in a `StepsCall`
+// (Entries.swift).
 
 /// A step that selects a value from each value it receives and passes it on unless it repeats
 /// the one selected before: `select` followed by `skip(when:)`, the steps most subscriptions
@@ -109,32 +109,6 @@ struct HeldValues<Value>: HeldStorage {
       _rest = []
       for value in rest { deliver(value) }
     }
-  }
-}
-
-/// Tells a `StepsCall` whether the steps built from steps that it ran kept a value for the
-/// subscriber: set by the receiver at their end (``HeldStorage/hold(_:)``), taken by the call.
-///
-/// One mark on the main queue, where steps run, since the receiver is reached through closures
-/// that return nothing. A C variable, as the delivery pass numbers (Delivery.swift).
-@usableFromInline
-enum HeldMark {
-  /// Notes that the steps running keep a value.
-  @inlinable
-  static func set() {
-    sc_held_mark_set()
-  }
-
-  /// Clears the mark before a call runs its steps.
-  @inlinable
-  static func clear() {
-    sc_held_mark_clear()
-  }
-
-  /// Whether the steps that just ran kept a value; clears the mark.
-  @inlinable
-  static func take() -> Bool {
-    sc_held_mark_take() != 0
   }
 }
 
@@ -260,8 +234,8 @@ extension SelectingEntry {
           ? knownObject($0, as: ReceivingSteps<State, Previous>.self)._receive : nil
       }
       receive?(value)
-    } else if let steps = entry._steps {
-      StepsCall.deliverHeld(steps, to: entry)
+    } else {
+      StepsCall.deliverHeld(to: entry)
     }
   }
 }
@@ -296,43 +270,5 @@ final class ReceivingSteps<State: Sendable, Previous: PreviousSlot>:
     self.init(
       select: select, isRepeat: isRepeat, receive: receive, run: SelectingSteps<State, Previous>.run
     )
-  }
-}
-
-/// Steps that are one closure: the first of a subscription built from steps.
-@usableFromInline
-final class StepsCall<State: Sendable>: EntrySteps<State> {
-  @usableFromInline let _call: (State) -> Void
-  /// Has the receiver at the end of the steps hand what it holds to the subscriber; set once the
-  /// receiver is attached.
-  @exclusivity(unchecked) @usableFromInline var _deliverHeld: ((SubscriptionStatus) -> Void)?
-
-  @usableFromInline
-  init(
-    _ call: @escaping (State) -> Void,
-    run: @escaping (EntrySteps<State>, SubscriptionEntry<State>, inout State) -> Bool
-  ) {
-    _call = call
-    super.init(run: run)
-  }
-
-  @inlinable
-  convenience init(_ call: @escaping (State) -> Void) {
-    self.init(
-      call,
-      run: {
-        HeldMark.clear()
-        knownObject($0, as: StepsCall.self)._call($2)
-        return HeldMark.take()
-      })
-  }
-
-  /// Has the receiver of `steps`, if they are a `StepsCall`, hand what it holds to the
-  /// subscriber of `entry`.
-  @MainActor
-  @inlinable
-  static func deliverHeld(_ steps: EntrySteps<State>, to entry: SubscriptionStatus) {
-    guard type(of: steps) == StepsCall.self else { return }
-    knownObject(steps, as: StepsCall.self)._deliverHeld?(entry)
   }
 }

@@ -75,7 +75,7 @@ static inline uint64_t sc_delivery_pass_begin(void) {
 }
 
 // Whether the steps built from steps that a round ran last kept a value for their subscriber
-// (`HeldMark` in Subscriptions/Steps.swift). Touched only on the main queue, so a plain variable.
+// (`HeldMark` in Engine/Entries.swift). Touched only on the main queue, so a plain variable.
 extern uint64_t sc_held_mark_value;
 
 static inline void sc_held_mark_set(void) { sc_held_mark_value = 1; }
