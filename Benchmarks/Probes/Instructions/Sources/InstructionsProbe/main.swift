@@ -66,9 +66,10 @@ let passThrough: Middleware<Int> = { _, _ in { next in { action in next(action) 
   withExtendedLifetime(tokens) {}
 }
 
-/// Subscriptions that end themselves during a round, in each of its phases and for each shape
-/// of subscription: a round runs each subscription's steps borrowed, so their release must wait
-/// for the first phase, and the second must keep what it calls alive. Not an instruction row:
+/// Subscriptions that end themselves during a round, in each of its phases and for each shape.
+///
+/// A round runs each subscription's steps borrowed, so their release must wait for the first
+/// phase, and the second must keep what it calls alive. Not an instruction row:
 /// `Benchmarks/instructions --memcheck` runs it optimized under valgrind's memcheck, which sees an
 /// object freed while it runs (a debug build retains around each call what this leaves borrowed).
 @inline(never) @MainActor func rowCancelDuringRound(_ count: Int) {
