@@ -102,8 +102,9 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
   ///
   /// A constant, made where the app's types are concrete and passed to `init`, so that a round
   /// calls it retaining nothing. It captures nothing that must go with the subscription: what
-  /// it needs beyond the entry it reaches through `_steps`, which it retains while the subscriber
-  /// runs, since the subscriber may end the subscription.
+  /// it needs beyond the entry it reaches through `_steps`, and it retains the closure it calls
+  /// there (a closure subscription's, a receiver's delivery) while it runs, since the subscriber
+  /// may end the subscription, which drops the steps.
   // nonisolated(unsafe): called only on the main queue, as `select`.
   @usableFromInline nonisolated(unsafe) final let _deliver: (SubscriptionEntry<State>) -> Void
 
@@ -137,9 +138,9 @@ class SubscriptionEntry<State: Sendable>: SubscriptionStatus {
   ///
   /// Called only by the main loop, on the main queue. Nonisolated so that the loop can call it
   /// through an unretained reference from a `@Sendable` closure: a closure isolated to the main
-  /// actor is checked at run time on every call. Always inlined into the pass's loop, which
-  /// then looks `EntrySteps<State>` up once where it runs unspecialized (a batch's round, a
-  /// scope's), not once a subscription.
+  /// actor is checked at run time on every call. Always inlined, as `withObject` is, so that
+  /// where the pass runs unspecialized (a batch's round, a scope's) no generic type is looked up
+  /// per subscription.
   @inlinable @inline(__always)
   nonisolated final func select(_ state: inout State, version: UInt64) -> Bool {
     assert(MainQueue.isCurrent, "a subscription delivers only on the main queue")
