@@ -328,6 +328,8 @@ final class StepsCall<State: Sendable>: EntrySteps<State> {
   @usableFromInline let _call: (State) -> Void
   /// Has the receiver at the end of the steps hand what it holds to the subscriber; set once the
   /// receiver is attached.
+  // Unchecked: written once, on the main actor while subscribing, before the entry is registered;
+  // read only by deliveries, on the main queue, after that.
   @exclusivity(unchecked) @usableFromInline var _deliverHeld: ((SubscriptionStatus) -> Void)?
 
   @usableFromInline
