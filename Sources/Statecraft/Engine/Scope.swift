@@ -303,8 +303,9 @@ final class RootLink<Root: Sendable, Slice: Sendable>: Sendable {
   ) -> SubscriptionStatus {
     let keyPath = keyPath
     let entry = SubscriptionEntry<Root>(owner: nil, deliver: { _ in deliverHeld() })
-    // Holds when any of the scope's subscriptions did. A call that captures what it runs: this code is not specialized, and a call that named a
-    // generic type (as `StepsCall`'s does) would look it up at run time on every round.
+    // Holds when any of the scope's subscriptions did. A call that captures what it runs: this
+    // code is not specialized, and a call that named a generic type (as `StepsCall`'s does)
+    // would look it up at run time on every round.
     entry._steps = EntrySteps { _, _, root in step(root[keyPath: keyPath]) }
     return entry
   }
