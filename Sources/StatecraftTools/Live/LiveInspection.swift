@@ -246,7 +246,7 @@ public final class LiveInspection<State: Sendable>: Sendable {
       let link = try link(to: url, reconnectInterval: reconnectInterval)
       var firstSocket: LiveSocket?
       do {
-        firstSocket = try link.connect(handshakeTimeout: Self.startingTime)
+        firstSocket = try link.connect(timeout: Self.startingTime)
       } catch  where reconnectInterval > .zero {
         print(
           "LiveInspection: \(error.localizedDescription); trying again every "

@@ -25,12 +25,12 @@ final class LiveLink: Sendable {
 
   /// Connects for the first time; lines are sent to it at once.
   ///
-  /// - Parameter handshakeTimeout: How long the inspector has to answer.
+  /// - Parameter timeout: How long connecting and the inspector's answer may take together.
   /// - Returns: The connection.
   /// - Throws: ``LiveSocket/Failure`` when no inspector answers, or it refuses the token.
-  func connect(handshakeTimeout: Interval = .seconds(5)) throws -> LiveSocket {
+  func connect(timeout: Interval = .seconds(5)) throws -> LiveSocket {
     let socket = try LiveSocket.connect(
-      host: host, port: port, token: token, handshakeTimeout: handshakeTimeout)
+      host: host, port: port, token: token, timeout: timeout)
     connection.withLock { $0 = (socket, true, false) }
     return socket
   }

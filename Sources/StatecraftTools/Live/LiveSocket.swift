@@ -34,19 +34,25 @@ package final class LiveSocket: Sendable {
     _ = Foundation.close(descriptor)
   }
 
-  /// Connects to `host`:`port` and asks for the live protocol with `token`.
+  /// Connects to `host`:`port` and asks for the live protocol with `token`, all within `timeout`.
+  ///
+  /// The connection and the handshake share one deadline, and nothing blocks past it: a port
+  /// whose listen backlog is full (a listener that never accepts, a suspended inspector) and a
+  /// listener that answers one byte at a time both fail once `timeout` has passed.
   ///
   /// - Parameters:
   ///   - host: The inspector's host.
   ///   - port: The inspector's port.
   ///   - token: The token the inspector printed.
-  ///   - handshakeTimeout: How long the inspector has to answer.
+  ///   - timeout: How long connecting and the inspector's answer may take together.
   /// - Returns: The connection, with the live protocol agreed.
-  /// - Throws: ``Failure`` if nothing listens there, the inspector refuses the token, or it does
-  ///   not answer within `handshakeTimeout` (it is suspended, or something else holds the port).
+  /// - Throws: ``Failure`` if nothing listens there, the inspector refuses the token, or
+  ///   connecting and its answer do not end within `timeout` (it is suspended, or something else
+  ///   holds the port).
   package static func connect(
-    host: String, port: UInt16, token: String, handshakeTimeout: Interval = .seconds(5)
+    host: String, port: UInt16, token: String, timeout: Interval = .seconds(5)
   ) throws -> LiveSocket {
+    let deadline = MonotonicClock.now + timeout.nanoseconds
     var hints = addrinfo()
     hints.ai_family = AF_UNSPEC
     #if canImport(Glibc) || canImport(Musl)
@@ -59,6 +65,9 @@ package final class LiveSocket: Sendable {
       throw Failure("cannot resolve \(host)")
     }
     defer { freeaddrinfo(found) }
+    let timedOut = Failure(
+      "\(host):\(port) did not answer within \(timeout): the inspector is suspended, or "
+        + "something else listens there")
     var address: UnsafeMutablePointer<addrinfo>? = first
     var lastError = ECONNREFUSED
     while let candidate = address {
@@ -66,16 +75,26 @@ package final class LiveSocket: Sendable {
       let descriptor = socket(
         candidate.pointee.ai_family, candidate.pointee.ai_socktype, candidate.pointee.ai_protocol)
       guard descriptor >= 0 else { continue }
-      if Foundation.connect(descriptor, candidate.pointee.ai_addr, candidate.pointee.ai_addrlen)
-        == 0
-      {
-        let socket = LiveSocket(descriptor: descriptor)
-        socket.configure()
-        try socket.handshake(host: host, port: port, token: token, timeout: handshakeTimeout)
-        return socket
+      let socket = LiveSocket(descriptor: descriptor)
+      socket.setBlocking(false)
+      var result = Foundation.connect(
+        descriptor, candidate.pointee.ai_addr, candidate.pointee.ai_addrlen)
+      if result != 0, errno == EINPROGRESS {
+        guard socket.wait(for: Int16(POLLOUT), until: deadline) else { throw timedOut }
+        var error: Int32 = 0
+        var length = socklen_t(4)
+        _ = getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length)
+        result = error == 0 ? 0 : -1
+        errno = error
       }
-      lastError = errno
-      _ = Foundation.close(descriptor)
+      guard result == 0 else {
+        lastError = errno
+        continue
+      }
+      socket.configure()
+      try socket.handshake(host: host, port: port, token: token, until: deadline, timedOut)
+      socket.setBlocking(true)
+      return socket
     }
     throw Failure(
       "no live inspector at \(host):\(port) (\(String(cString: strerror(lastError)))): "
@@ -90,67 +109,82 @@ package final class LiveSocket: Sendable {
     #endif
   }
 
-  /// Bounds each blocking read and send; `.zero` for no bound.
-  private func setTimeouts(_ limit: Interval) {
-    let microseconds = limit.nanoseconds / 1_000
-    var timeout = timeval(
-      tv_sec: .init(clamping: microseconds / 1_000_000),
-      tv_usec: .init(clamping: microseconds % 1_000_000))
-    for option in [SO_RCVTIMEO, SO_SNDTIMEO] {
-      _ = setsockopt(
-        descriptor, SOL_SOCKET, option, &timeout, socklen_t(MemoryLayout<timeval>.size))
+  private func setBlocking(_ isBlocking: Bool) {
+    let flags = fcntl(descriptor, F_GETFL, 0)
+    _ = fcntl(descriptor, F_SETFL, isBlocking ? flags & ~O_NONBLOCK : flags | O_NONBLOCK)
+  }
+
+  /// Waits until the socket is ready for `events` or `deadline` (``MonotonicClock``) passes;
+  /// returns whether it is ready (or failed, which the next call on it reports).
+  private func wait(for events: Int16, until deadline: UInt64) -> Bool {
+    while true {
+      let now = MonotonicClock.now
+      guard now < deadline else { return false }
+      var entry = pollfd(fd: descriptor, events: events, revents: 0)
+      let milliseconds = Int32(clamping: (deadline - now + 999_999) / 1_000_000)
+      let count = poll(&entry, 1, milliseconds)
+      if count > 0 { return true }
+      if count < 0, errno != EINTR { return true }
     }
   }
 
-  private func handshake(host: String, port: UInt16, token: String, timeout: Interval) throws {
-    // The handshake is bounded; the stream after it is not (``close()`` ends a blocked send).
-    setTimeouts(timeout)
-    let request =
-      "GET /app HTTP/1.1\r\nHost: \(host):\(port)\r\nAuthorization: Bearer \(token)\r\n"
-      + "Connection: Upgrade\r\nUpgrade: statecraft-live/1\r\n\r\n"
-    try send(Array(request.utf8))
+  /// Sends the upgrade request and reads the answer's head, on the non-blocking socket, before
+  /// `deadline`.
+  private func handshake(
+    host: String, port: UInt16, token: String, until deadline: UInt64, _ timedOut: Failure
+  ) throws {
+    let request = Array(
+      ("GET /app HTTP/1.1\r\nHost: \(host):\(port)\r\nAuthorization: Bearer \(token)\r\n"
+        + "Connection: Upgrade\r\nUpgrade: statecraft-live/1\r\n\r\n").utf8)
+    var offset = 0
+    while offset < request.count {
+      let written = request.withUnsafeBytes { sendSome($0, from: offset) }
+      if written >= 0 {
+        offset += written
+      } else if errno == EAGAIN || errno == EWOULDBLOCK {
+        guard wait(for: Int16(POLLOUT), until: deadline) else { throw timedOut }
+      } else if errno != EINTR {
+        throw Failure("the live inspector's connection broke: \(String(cString: strerror(errno)))")
+      }
+    }
     var head: [UInt8] = []
     var byte: UInt8 = 0
     // The response head, byte by byte so that nothing after it is consumed: at most 4 KiB.
-    var timedOut = false
-    while head.count < 4_096 {
+    while head.count < 4_096, head.suffix(4) != [13, 10, 13, 10] {
       let count = read(descriptor, &byte, 1)
-      if count < 0, errno == EINTR { continue }
-      timedOut = count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
-      guard count == 1 else { break }
-      head.append(byte)
-      if head.suffix(4) == [13, 10, 13, 10] { break }
+      if count == 1 {
+        head.append(byte)
+      } else if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+        guard wait(for: Int16(POLLIN), until: deadline) else { throw timedOut }
+      } else if count == 0 || errno != EINTR {
+        break
+      }
     }
     let status = String(decoding: head, as: UTF8.self).split(separator: "\r\n").first ?? ""
     guard status.hasPrefix("HTTP/1.1 101") else {
-      close()
-      if timedOut {
-        throw Failure(
-          "\(host):\(port) did not answer within \(timeout): the inspector is "
-            + "suspended, or something else listens there")
-      }
       throw Failure(
         status.contains(" 403 ")
           ? "the live inspector refused the token: use the address it printed"
           : "the live inspector answered \(status.isEmpty ? "nothing" : String(status))")
     }
-    setTimeouts(.zero)
+  }
+
+  /// Sends what it can of `bytes` from `offset`: the count sent, or -1 with `errno` set.
+  private func sendSome(_ bytes: UnsafeRawBufferPointer, from offset: Int) -> Int {
+    #if canImport(Glibc) || canImport(Musl)
+      Foundation.send(
+        descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset,
+        Int32(MSG_NOSIGNAL))
+    #else
+      Foundation.send(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset, 0)
+    #endif
   }
 
   /// Writes all of `bytes`.
   package func send(_ bytes: [UInt8]) throws {
     var offset = 0
     while offset < bytes.count {
-      let written = bytes.withUnsafeBytes { buffer in
-        #if canImport(Glibc) || canImport(Musl)
-          Foundation.send(
-            descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset,
-            Int32(MSG_NOSIGNAL))
-        #else
-          Foundation.send(
-            descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset, 0)
-        #endif
-      }
+      let written = bytes.withUnsafeBytes { sendSome($0, from: offset) }
       if written < 0 {
         if errno == EINTR { continue }
         throw Failure("the live inspector's connection broke: \(String(cString: strerror(errno)))")
