@@ -224,6 +224,24 @@ import Testing
     #expect(store.state.count == 0)
   }
 
+  @Test func anInterpolatedLiteralIdentifiesAThunkAsTheStringItSpells() async {
+    let store = makeStore()
+    let (gate, open) = AsyncStream.makeStream(of: Void.self)
+    let episode = 3
+    let task = store.dispatch(
+      Thunk<TestState>(id: "download/\(episode)") { context in
+        for await _ in gate { break }
+        context.dispatch(Increment())
+      })
+    #expect(ThunkID("download/\(episode)") == "download/3")
+    #expect(ThunkID("download/\(episode + 1)") != "download/3")
+    store.cancelThunks(id: "download/3")
+    open.yield()
+    _ = try? await task.value
+    #expect(task.cancellationReason != nil)
+    #expect(store.state.count == 0)
+  }
+
   @Test func releasingTheStoreCancelsItsThunks() async {
     let started = Log<String>()
     let (gate, open) = AsyncStream.makeStream(of: Void.self)

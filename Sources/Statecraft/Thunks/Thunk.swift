@@ -71,12 +71,21 @@ public struct Thunk<State: Sendable>: Action {
 
 /// An identifier that running thunks can be cancelled by.
 ///
-/// Any `Hashable` and `Sendable` value can be an identifier; string literals work directly:
+/// Any `Hashable` and `Sendable` value can be an identifier; string literals work directly, with
+/// interpolation too, so that one identifier names each item's work:
 ///
 /// ```swift
 /// let search = Thunk<AppState>(id: "search", policy: .cancelPrevious) { context in … }
+/// func download(_ episode: Episode.ID) -> Thunk<AppState> {
+///   Thunk(id: "download/\(episode)", policy: .cancelPrevious) { context in … }
+/// }
+/// mainStore.cancelThunks(id: "download/\(episode.id)")
 /// ```
-public struct ThunkID: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+///
+/// An interpolated literal is the `String` it spells: `"download/\(3)"` equals `"download/3"`.
+public struct ThunkID: Hashable, Sendable, ExpressibleByStringInterpolation,
+  CustomStringConvertible
+{
   // In an object of its own: a run copies and destroys its thunk's optional identifier, and an
   // existential in place is copied through its dynamic type's value witnesses even when `nil`.
   private let storage: Storage
@@ -105,6 +114,14 @@ public struct ThunkID: Hashable, Sendable, ExpressibleByStringLiteral, CustomStr
   /// - Complexity: O(1).
   public init(stringLiteral value: String) {
     storage = Storage(value)
+  }
+
+  /// Creates an identifier from a string literal with interpolations.
+  ///
+  /// - Parameter stringInterpolation: The literal's parts.
+  /// - Complexity: O(n) in the length of the string.
+  public init(stringInterpolation: DefaultStringInterpolation) {
+    storage = Storage(String(stringInterpolation: stringInterpolation))
   }
 
   /// Whether two identifiers wrap equal values of the same type.
