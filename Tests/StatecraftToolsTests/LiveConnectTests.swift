@@ -125,7 +125,8 @@ private final class Trickler: Sendable {
       defer { _ = close(client) }
       var block = [UInt8](repeating: 0, count: 4_096)
       _ = block.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
-      let answer = Array("HTTP/1.1 101 Switching Protocols\r\nX-Padding: ".utf8)
+      let answer =
+        Array("HTTP/1.1 101 Switching Protocols\r\nX-Padding: ".utf8)
         + [UInt8](repeating: UInt8(ascii: "x"), count: 4_096)
       for byte in answer {
         var byte = byte
