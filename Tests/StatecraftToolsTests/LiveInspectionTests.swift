@@ -4,8 +4,9 @@ import Statecraft
 import StatecraftInspector
 import StatecraftPrimitives
 import StatecraftTestSupport
-import StatecraftTools
 import Testing
+
+@testable import StatecraftTools
 
 #if canImport(Glibc)
   import Glibc
@@ -532,6 +533,27 @@ import Testing
     let text = String(repeating: "x", count: 256 << 10)
     for _ in 0..<64 { store.dispatch(Blob(text: text)) }
     return (inspector, live, store)
+  }
+
+  @Test func commandsFromAnInspectorThatDoesNotReadGetBoundedRepliesAndTheRestAreCounted()
+    async throws
+  {
+    let (inspector, live, store) = try Self.stalledInspection()
+    defer { inspector.stop() }
+    // The writer is blocked in a send: every reply waits in the buffer. Status lines, errors and
+    // computed states, 30,000 of them.
+    for round in 0..<10_000 {
+      live.receive(ArraySlice(#"{"command":"lock","locked":\#(round % 2 == 0)}"#.utf8))
+      live.receive(ArraySlice(#"{"command":"no-such-command"}"#.utf8))
+      live.receive(ArraySlice(#"{"command":"state","index":1}"#.utf8))
+    }
+    let (pending, dropped) = live.stream.buffer.withLock {
+      ($0.items.count, $0.droppedReplies)
+    }
+    #expect(pending <= StateStream<[Int]>.maximumPendingReplies, "\(pending) lines wait")
+    #expect(dropped > 0)
+    store.dispatch(Step.add(1))
+    live.close()
   }
 
   @Test func closeReturnsAtOnceWhenTheInspectorStopsReading() async throws {

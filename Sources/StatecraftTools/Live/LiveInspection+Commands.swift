@@ -235,12 +235,13 @@ extension LiveInspection {
         "the app no longer holds action \(index) (it keeps the last \(limit)), so it cannot "
           + "compute the state after it")
     }
-    stream.enqueue { encoder in
-      guard var tracker = encoder.freshTracker(), let state else { return [] }
-      var object: [String: JSONValue] = ["index": .integer(Int64(index))]
-      tracker.track(state).write(into: &object)
-      return [.object(["stateAfter": .object(object)])]
-    }
+    stream.enqueue(
+      reply: .job { encoder in
+        guard var tracker = encoder.freshTracker(), let state else { return [] }
+        var object: [String: JSONValue] = ["index": .integer(Int64(index))]
+        tracker.track(state).write(into: &object)
+        return [.object(["stateAfter": .object(object)])]
+      })
   }
 
   /// Locks or unlocks the app: while locked, the middleware drops the app's own actions.
@@ -274,22 +275,23 @@ extension LiveInspection {
       )
     }
     stream.enqueue(
-      line: .object([
-        "status": .object([
-          "pausedAt": paused.map { .integer(Int64($0)) } ?? .null,
-          "waiting": .integer(Int64(waiting)),
-          "droppedWhilePaused": .integer(Int64(dropped)),
-          "skipped": .array(skipped.map { .integer(Int64($0)) }),
-          "heldFrom": first.map { .integer(Int64($0)) } ?? .null,
-          "heldTo": last.map { .integer(Int64($0)) } ?? .null,
-          "locked": .bool(locked),
-          "droppedWhileLocked": .integer(Int64(ignored)),
-        ])
-      ]))
+      reply: .line(
+        .object([
+          "status": .object([
+            "pausedAt": paused.map { .integer(Int64($0)) } ?? .null,
+            "waiting": .integer(Int64(waiting)),
+            "droppedWhilePaused": .integer(Int64(dropped)),
+            "skipped": .array(skipped.map { .integer(Int64($0)) }),
+            "heldFrom": first.map { .integer(Int64($0)) } ?? .null,
+            "heldTo": last.map { .integer(Int64($0)) } ?? .null,
+            "locked": .bool(locked),
+            "droppedWhileLocked": .integer(Int64(ignored)),
+          ])
+        ])))
   }
 
   private func sendError(_ message: String) {
-    stream.enqueue(line: .object(["error": .string(message)]))
+    stream.enqueue(reply: .line(.object(["error": .string(message)])))
   }
 }
 

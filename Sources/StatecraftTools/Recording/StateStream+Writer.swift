@@ -70,6 +70,7 @@ extension StateStream {
         buffer.gap = nil
         buffer.actionCount = 0
         buffer.stateCount = 0
+        buffer.replyCount = 0
         buffer.newestState = nil
         var waiters: [DispatchSemaphore] = []
         if writer.items.isEmpty, gap == nil, !isHolding {

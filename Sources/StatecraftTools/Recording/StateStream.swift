@@ -248,9 +248,37 @@ package final class StateStream<State: Sendable>: Sendable {
     append(.job(job))
   }
 
-  private func append(_ item: StreamItem) {
+  /// How many replies to a reader's requests (``enqueue(reply:)``) may wait for the writer.
+  static var maximumPendingReplies: Int { 1_024 }
+
+  /// Writes `reply`, an answer to a request of the stream's reader, after what was handed over
+  /// before it; dropped when ``maximumPendingReplies`` wait already.
+  ///
+  /// A reader that sends requests and does not read the stream fills the budget and then loses
+  /// replies, never the app's memory. The first reply written after a drop is preceded by an
+  /// error line that counts what was dropped.
+  func enqueue(reply: StreamItem) {
+    append(reply, isReply: true)
+  }
+
+  private func append(_ item: StreamItem, isReply: Bool = false) {
     let shouldWake = buffer.withLock { buffer -> Bool in
       guard !buffer.isClosed else { return false }
+      if isReply {
+        guard buffer.replyCount < Self.maximumPendingReplies - 1 else {
+          buffer.droppedReplies += 1
+          return false
+        }
+        if buffer.droppedReplies > 0 {
+          let message =
+            "the app dropped \(buffer.droppedReplies) replies: the inspector sent commands "
+            + "faster than it read the app's lines"
+          buffer.items.append(.line(.object(["error": .string(message)])))
+          buffer.replyCount += 1
+          buffer.droppedReplies = 0
+        }
+        buffer.replyCount += 1
+      }
       buffer.items.append(item)
       buffer.sequence &+= 1
       return takeWriter(&buffer)

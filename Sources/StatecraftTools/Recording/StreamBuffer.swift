@@ -32,6 +32,11 @@ struct StreamBuffer {
   var items: [StreamItem] = []
   var actionCount = 0
   var stateCount = 0
+  /// Replies to a reader's requests waiting for the writer (``StateStream/enqueue(reply:)``).
+  var replyCount = 0
+  /// Replies dropped since the last one written, because ``StateStream/maximumPendingReplies``
+  /// were waiting.
+  var droppedReplies = 0
   /// The position in `items` of the newest entry holding a state, which gives it up first.
   var newestState: Int?
   var gap: StreamGap?
