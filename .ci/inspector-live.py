@@ -527,8 +527,10 @@ inspector.terminate()
 inspector.wait(timeout=10)
 app.type("add while-away")
 wait_for("the app's action while the inspector is away", lambda: app.texts()[-1] == "while-away")
-inspector = subprocess.Popen([inspect_bin, "--live", "--port", str(port), "--token", token],
-                             stdout=subprocess.PIPE, text=True)
+# The token through the environment: on the command line every local user could read it.
+inspector = subprocess.Popen([inspect_bin, "--live", "--port", str(port)],
+                             stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "STATECRAFT_INSPECTOR_TOKEN": token})
 processes.append(inspector)
 expect(token in inspector.stdout.readline(), "the inspector did not take the token it was given")
 driver.get(url)

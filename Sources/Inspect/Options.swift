@@ -1,3 +1,4 @@
+import Foundation
 import StatecraftInspector
 import StatecraftTools
 
@@ -28,11 +29,19 @@ struct Options {
 
   private static let valued: Set<String> = [
     "--state", "--html", "--swift-test", "--module", "--reducer", "--registry", "--state-type",
-    "--output", "--port", "--host", "--token",
+    "--output", "--port", "--host", "--token", "--token-file",
   ]
   private static let flags: Set<String> = ["--help", "-h", "--live"]
 
-  init(parsing arguments: [String]) throws(UsageError) {
+  /// The variable that may hold the live inspector's token.
+  static let tokenVariable = "STATECRAFT_INSPECTOR_TOKEN"
+
+  /// Reads the command line; `environment` may give the live token (``tokenVariable``), and
+  /// `readTokenFile` reads `--token-file`'s file (``readToken(fromFile:)``).
+  init(
+    parsing arguments: [String], environment: [String: String] = [:],
+    readTokenFile: (String) throws(UsageError) -> String = Options.readToken(fromFile:)
+  ) throws(UsageError) {
     var values: [String: String] = [:]
     var flagsSeen: Set<String> = []
     var paths: [String] = []
@@ -65,17 +74,25 @@ struct Options {
         guard let number = UInt16(port) else { throw UsageError("--port needs 0 to 65535") }
         settings.port = number
       }
-      if let token = values["--token"] {
+      if values["--token"] != nil {
+        throw UsageError(
+          "--token would show the token to every user of this machine in the process list: "
+            + "put it in a file only you can read and pass --token-file FILE, or set "
+            + "\(Self.tokenVariable)")
+      }
+      let token = try values["--token-file"].map(readTokenFile) ?? environment[Self.tokenVariable]
+      if let token {
         guard token.count >= 16, token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
-        else { throw UsageError("--token needs 16 or more letters and digits") }
+        else { throw UsageError("the token needs 16 or more letters and digits") }
         settings.token = token
       }
-      let unused = values.keys.filter { !["--host", "--port", "--token"].contains($0) }
+      let liveOptions = ["--host", "--port", "--token", "--token-file"]
+      let unused = values.keys.filter { !liveOptions.contains($0) }
       if let option = unused.sorted().first { throw UsageError("\(option) is not for --live") }
       command = .live(settings)
       return
     }
-    for option in ["--host", "--port", "--token"] where values[option] != nil {
+    for option in ["--host", "--port", "--token", "--token-file"] where values[option] != nil {
       throw UsageError("\(option) is only for --live")
     }
     guard let path = paths.first else { throw UsageError("name a recording, or --live") }
@@ -120,5 +137,23 @@ struct Options {
     } else {
       command = .list(path: path)
     }
+  }
+
+  /// The token in the file at `path`, which only its owner may read or write.
+  ///
+  /// Another user who could read the file could drive the app. Surrounding white space (a final
+  /// newline) is ignored.
+  static func readToken(fromFile path: String) throws(UsageError) -> String {
+    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+      let permissions = (attributes[.posixPermissions] as? NSNumber)?.intValue,
+      attributes[.type] as? FileAttributeType == .typeRegular,
+      let data = FileManager.default.contents(atPath: path)
+    else { throw UsageError("--token-file \(path) is not a file that can be read") }
+    guard permissions & 0o077 == 0 else {
+      throw UsageError(
+        "--token-file \(path) can be read or changed by other users (mode "
+          + "\(String(permissions, radix: 8))): chmod 600 \(path)")
+    }
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
   }
 }

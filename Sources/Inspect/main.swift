@@ -6,7 +6,7 @@ import StatecraftTools
 
 let usage = """
   usage: inspect RECORDING.jsonl [--state N | --html OUT.html | --swift-test NAME ...]
-         inspect --live [--port N] [--host ADDRESS] [--token TOKEN]
+         inspect --live [--port N] [--host ADDRESS] [--token-file FILE]
 
     (no option)          lists the recorded actions
     --state N            prints the state after step N as JSON (0: before the first action)
@@ -23,7 +23,10 @@ let usage = """
     --port N             with --live: the port, 0 (the default) for any free one
     --host ADDRESS       with --live: the address to listen on; 127.0.0.1 by default. Anyone
                          who can reach it and holds the token can read and change the app
-    --token TOKEN        with --live: the token clients must present, instead of a random one
+    --token-file FILE    with --live: the token clients must present, instead of a random one,
+                         read from FILE, which only its owner may read (chmod 600); or set
+                         STATECRAFT_INSPECTOR_TOKEN. Not on the command line, where every
+                         user of the machine can read it
     --help               shows this
 
   Exit status: 0 done, 64 wrong options, 65 the recording cannot give what was asked (no
@@ -38,7 +41,9 @@ func fail(_ message: String, status: Int32) -> Never {
 
 let options: Options
 do {
-  options = try Options(parsing: Array(CommandLine.arguments.dropFirst()))
+  options = try Options(
+    parsing: Array(CommandLine.arguments.dropFirst()),
+    environment: ProcessInfo.processInfo.environment)
 } catch {
   fail("\(error)\n\n\(usage)", status: 64)
 }

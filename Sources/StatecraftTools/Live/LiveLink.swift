@@ -78,7 +78,7 @@ final class LiveLink: Sendable {
       }
       print(
         "LiveInspection: the inspector at \(host):\(port) went away; trying again every "
-          + "\(reconnectInterval) (start it again with the same --port and --token)")
+          + "\(reconnectInterval) (start it again with the same --port and token)")
     }
     var lastFailure = ""
     while closing.wait(
