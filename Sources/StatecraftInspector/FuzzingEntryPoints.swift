@@ -29,7 +29,7 @@ import StatecraftTools
     let session = LiveSession()
     let page = LiveSession.Client()
     session.add(page)
-    session.appConnected { _ in true }
+    _ = session.appConnected { _ in true }
     let bytes = [UInt8](data)
     session.receive(lines: bytes.split(separator: 10, omittingEmptySubsequences: true))
     _ = page.take(session)

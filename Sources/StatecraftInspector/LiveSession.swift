@@ -110,16 +110,24 @@ package final class LiveSession: Sendable {
 
   // MARK: The app
 
-  /// The app connected: a new session starts, and commands go to `send`.
-  package func appConnected(send: @escaping @Sendable ([UInt8]) -> Bool) {
-    app.withLock { $0 = send }
+  /// The app connected: a new session starts, and commands go to `send`; `false`, and nothing
+  /// changes, while another app is connected: one app per session.
+  package func appConnected(send: @escaping @Sendable ([UInt8]) -> Bool) -> Bool {
+    let isFirst = app.withLock { app -> Bool in
+      guard app == nil else { return false }
+      app = send
+      return true
+    }
+    guard isFirst else { return false }
     model.withLock { model in
       model = Model(limits: model.limits)
       model.status["connected"] = .bool(true)
     }
     for event in resetEvents() { broadcast(event) }
+    return true
   }
 
+  /// The app that ``appConnected(send:)`` accepted went away.
   package func appDisconnected() {
     app.withLock { $0 = nil }
     let status = model.withLock { model -> JSONValue in
@@ -127,6 +135,11 @@ package final class LiveSession: Sendable {
       return .object(model.status)
     }
     broadcast(Self.event("status", status))
+  }
+
+  /// Shows `message` on the pages as a problem of the session.
+  package func report(problem message: String) {
+    broadcast(Self.event("problem", .object(["error": .string(message)])))
   }
 
   /// Sends a page's command to the app; `false` when no app is connected.

@@ -127,4 +127,90 @@ import Testing
       })
     #expect(head.hasPrefix("HTTP/1.1 400 Bad Request"), "\(head)")
   }
+
+  @Test(arguments: ["", "X-Statecraft-Token: wrong-token-0123456789\r\n"])
+  func aTokenlessImportIsRefusedOnItsHeadBeforeItsBodyIsRead(tokenHeader: String) async throws {
+    // A minute for the request: a server that read the body first would wait for its 64 MiB
+    // (never sent) and answer nothing until then.
+    let running = try Running(limits: .init(connections: 4, requestTimeout: .seconds(60)))
+    defer { running.stop() }
+    let port = running.port
+    let request = running.request(
+      "POST /import HTTP/1.1\r\nHost: HOST\r\n\(tokenHeader)Content-Length: \(64 << 20)\r\n")
+    let head = try #require(
+      await onItsOwnThread(failingAfter: .seconds(30)) { () -> String in
+        guard let client = LoopbackClient(port: port) else { return "" }
+        client.send(request)
+        client.send(String(repeating: "x", count: 1_024))
+        return client.readHead()
+      }, "the server waited for the body of a request it refuses")
+    #expect(head.hasPrefix("HTTP/1.1 403 Forbidden"), "\(head)")
+  }
+
+  @Test func aSecondAppIsRefusedAndTheFirstKeepsItsSession() async throws {
+    let running = try Running(limits: .init())
+    defer { running.stop() }
+    let port = running.port
+    let page = LiveSession.Client()
+    running.server.session.add(page)
+    let result = await onItsOwnThread { () -> (String, String, LoopbackClient?) in
+      let first = LoopbackClient(port: port)
+      first?.send(running.appRequest)
+      let firstHead = first?.readHead() ?? ""
+      let second = LoopbackClient(port: port)
+      second?.send(running.appRequest)
+      let secondHead = second?.readHead() ?? ""
+      return (firstHead, secondHead, first)
+    }
+    let (firstHead, secondHead, first) = try #require(result)
+    #expect(firstHead.hasPrefix("HTTP/1.1 101 "), "\(firstHead)")
+    #expect(secondHead.hasPrefix("HTTP/1.1 409 Conflict"), "\(secondHead)")
+    // The first app still holds the session: the page's commands reach it.
+    #expect(running.server.session.send(command: .object(["command": .string("resume")])))
+    withExtendedLifetime(first) {}
+  }
+}
+
+/// How `inspect --live` cuts the app's stream into lines.
+@Suite struct AppLinesTests {
+  @Test func linesSplitAcrossChunksComeWholeAndEmptyOnesAreDropped() {
+    var lines = AppLines(maximumLength: 100)
+    let first = lines.append(Array("{\"a\":1}\n{\"b\"".utf8))
+    let second = lines.append(Array(":2}\n\n{\"c\":3}\n".utf8))
+    let texts = (first.lines + second.lines).map { String(decoding: $0, as: UTF8.self) }
+    #expect(texts == [#"{"a":1}"#, #"{"b":2}"#, #"{"c":3}"#])
+    #expect(first.skipped.isEmpty && second.skipped.isEmpty)
+  }
+
+  @Test func aLineOverTheLimitIsSkippedWithItsLengthAndTheNextOneComes() {
+    var lines = AppLines(maximumLength: 10)
+    var skipped: [Int] = []
+    var texts: [String] = []
+    for chunk in [
+      "short\n" + String(repeating: "x", count: 8), String(repeating: "y", count: 30),
+      "zz\nafter\n",
+    ] {
+      let result = lines.append(Array(chunk.utf8))
+      skipped += result.skipped
+      texts += result.lines.map { String(decoding: $0, as: UTF8.self) }
+    }
+    #expect(texts == ["short", "after"])
+    #expect(skipped == [40])
+  }
+
+  @Test func aHundredMegabyteLineIsSkippedInTimeLinearInItsBytes() async throws {
+    // Each byte is looked at once: a stream that rescanned what it holds on every read took
+    // about 48 s for 20 MB and minutes for 100 MB.
+    let result = await onItsOwnThread(failingAfter: .seconds(30)) { () -> ([Int], [String]) in
+      var lines = AppLines(maximumLength: 64 << 20)
+      let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 65_536)
+      var skipped: [Int] = []
+      for _ in 0..<1_600 { skipped += lines.append(chunk).skipped }
+      let end = lines.append(Array("\n{\"next\":1}\n".utf8))
+      return (skipped + end.skipped, end.lines.map { String(decoding: $0, as: UTF8.self) })
+    }
+    let (skipped, texts) = try #require(result, "splitting 100 MB took more than 30 s")
+    #expect(skipped == [1_600 * 65_536])
+    #expect(texts == [#"{"next":1}"#])
+  }
 }

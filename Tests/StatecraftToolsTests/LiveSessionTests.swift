@@ -14,7 +14,7 @@ import Testing
     let session = LiveSession()
     let page = LiveSession.Client()
     session.add(page)
-    session.appConnected { _ in true }
+    _ = session.appConnected { _ in true }
     _ = page.take(session)
     return (session, page)
   }
@@ -109,7 +109,7 @@ import Testing
     let session = LiveSession(limits: limits)
     let page = LiveSession.Client()
     session.add(page)
-    session.appConnected { _ in true }
+    _ = session.appConnected { _ in true }
     Self.receive([Self.header], in: session)
     // A page that never reads: its queue is emptied and marked for a reset when full.
     for first in stride(from: 0, to: 10_000, by: 500) {

@@ -40,6 +40,9 @@ final class HTTPConnection {
     case timedOut
     /// Not a request this server reads; the reason is the response's body.
     case malformed(String)
+    /// Not a request this server answers (its host, its token); the reason is the response's
+    /// body.
+    case forbidden(String)
   }
 
   /// Headers a request may hold once: with two, a check could read one and the handler the
@@ -54,8 +57,12 @@ final class HTTPConnection {
 
   /// Reads one request: a head of at most 16 KiB and a body of at most `maximumBody(path)`
   /// bytes, all of it before `deadline`, however the bytes trickle in.
+  ///
+  /// `admit` sees the request with its head and no body yet, and returns why it is refused, if
+  /// it is: a refused request's body is never read.
   func readRequest(
-    before deadline: DispatchTime, maximumBody: (Substring) -> Int = { _ in 64 * 1_024 }
+    before deadline: DispatchTime, maximumBody: (Substring) -> Int = { _ in 64 * 1_024 },
+    admit: (Request) -> RequestError? = { _ in nil }
   ) throws(RequestError) -> Request {
     var bytes: [UInt8] = []
     var block = [UInt8](repeating: 0, count: 4_096)
@@ -84,6 +91,14 @@ final class HTTPConnection {
     guard headers["transfer-encoding"] == nil else {
       throw .malformed("send a body with Content-Length, not Transfer-Encoding")
     }
+    let target = String(parts[1])
+    let components = URLComponents(string: target)
+    var query: [String: String] = [:]
+    for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
+    var request = Request(
+      method: String(parts[0]), path: components?.path ?? target, query: query, headers: headers,
+      body: [])
+    if let refusal = admit(request) { throw refusal }
     var body = Array(bytes[headEnd...])
     let length = Int(headers["content-length"] ?? "0") ?? -1
     let maximum = maximumBody(parts[1].prefix { $0 != "?" })
@@ -95,14 +110,8 @@ final class HTTPConnection {
       body += try readBlock(&block, before: deadline)
     }
     leftover = Array(body[length...])
-    body = Array(body[..<length])
-    let target = String(parts[1])
-    let components = URLComponents(string: target)
-    var query: [String: String] = [:]
-    for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
-    return Request(
-      method: String(parts[0]), path: components?.path ?? target, query: query, headers: headers,
-      body: body)
+    request.body = Array(body[..<length])
+    return request
   }
 
   /// Waits for bytes until `deadline`, then reads what arrived into `block`.

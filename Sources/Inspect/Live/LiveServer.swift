@@ -225,14 +225,53 @@ final class LiveServer: Sendable {
     return difference == 0
   }
 
+  /// Why `request` is refused, judged on its head alone: its host, its token and, for the
+  /// page's commands, its origin. Nothing of a refused request's body is read.
+  private func refusal(of request: HTTPConnection.Request) -> HTTPConnection.RequestError? {
+    guard let host = request.headers["host"], allowedHosts.contains(host.lowercased()) else {
+      return .forbidden("this inspector does not answer to that host")
+    }
+    let token: String?
+    switch (request.method, request.path) {
+    case ("GET", "/"), ("GET", "/events"):
+      token = request.query["token"]
+    case ("POST", "/command"), ("GET", "/export"), ("POST", "/import"), ("POST", "/test"):
+      token = request.headers["x-statecraft-token"]
+    case ("GET", "/app"):
+      token = request.headers["authorization"].flatMap {
+        $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil
+      }
+    default:
+      return nil
+    }
+    guard isToken(token) else {
+      return .forbidden("missing or wrong token: open the address `inspect --live` printed")
+    }
+    if request.path != "/", request.path != "/events", request.path != "/app",
+      let origin = request.headers["origin"],
+      !allowedHosts.contains(where: { "http://\($0)" == origin.lowercased() })
+    {
+      return .forbidden("foreign origin")
+    }
+    return nil
+  }
+
+  /// The largest body each route takes: a recording for `/import` and `/test`, a command for
+  /// `/command`, nothing for the others.
+  static func maximumBody(_ path: Substring) -> Int {
+    switch path {
+    case "/import", "/test": SessionReport.maximumImportBytes
+    case "/command": 64 * 1_024
+    default: 0
+    }
+  }
+
   private func serve(_ connection: HTTPConnection, slot: UInt64) {
     let request: HTTPConnection.Request
     do throws(HTTPConnection.RequestError) {
       request = try connection.readRequest(
         before: .now() + .nanoseconds(Int(clamping: limits.requestTimeout.nanoseconds)),
-        maximumBody: {
-          ["/import", "/test"].contains($0) ? SessionReport.maximumImportBytes : 64 * 1_024
-        })
+        maximumBody: Self.maximumBody, admit: refusal(of:))
     } catch {
       switch error {
       case .closed: break
@@ -242,22 +281,13 @@ final class LiveServer: Sendable {
           body: Array("the request did not arrive within \(limits.requestTimeout)\n".utf8))
       case .malformed(let reason):
         connection.respond(status: "400 Bad Request", body: Array((reason + "\n").utf8))
+      case .forbidden(let reason):
+        connection.respond(status: "403 Forbidden", body: Array((reason + "\n").utf8))
       }
       return
     }
-    guard let host = request.headers["host"], allowedHosts.contains(host.lowercased()) else {
-      connection.respond(
-        status: "403 Forbidden", body: Array("this inspector does not answer to that host\n".utf8))
-      return
-    }
-    let refused = Array(
-      "missing or wrong token: open the address `inspect --live` printed\n".utf8)
     switch (request.method, request.path) {
     case ("GET", "/"):
-      guard isToken(request.query["token"]) else {
-        connection.respond(status: "403 Forbidden", body: refused)
-        return
-      }
       holdsToken(slot)
       connection.respond(
         status: "200 OK", contentType: "text/html; charset=utf-8",
@@ -267,38 +297,21 @@ final class LiveServer: Sendable {
           + "frame-ancestors 'none'\r\n",
         body: Array(SessionReport.livePage(title: "Live").utf8))
     case ("GET", "/events"):
-      guard isToken(request.query["token"]) else {
-        connection.respond(status: "403 Forbidden", body: refused)
-        return
-      }
       holdsToken(slot)
       streamEvents(to: connection)
-    case ("POST", "/command"), ("GET", "/export"), ("POST", "/import"), ("POST", "/test"):
-      guard isToken(request.headers["x-statecraft-token"]) else {
-        connection.respond(status: "403 Forbidden", body: refused)
-        return
-      }
+    case ("GET", "/export"):
       holdsToken(slot)
-      if let origin = request.headers["origin"],
-        !allowedHosts.contains(where: { "http://\($0)" == origin.lowercased() })
-      {
-        connection.respond(status: "403 Forbidden", body: Array("foreign origin\n".utf8))
-        return
-      }
-      switch request.path {
-      case "/export": exportRecording(connection)
-      case "/import": importRecording(request, connection)
-      case "/test": generateTest(request, connection)
-      default: command(request, connection)
-      }
+      exportRecording(connection)
+    case ("POST", "/import"):
+      holdsToken(slot)
+      importRecording(request, connection)
+    case ("POST", "/test"):
+      holdsToken(slot)
+      generateTest(request, connection)
+    case ("POST", "/command"):
+      holdsToken(slot)
+      command(request, connection)
     case ("GET", "/app"):
-      let bearer = request.headers["authorization"].flatMap {
-        $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil
-      }
-      guard isToken(bearer) else {
-        connection.respond(status: "403 Forbidden", body: refused)
-        return
-      }
       holdsToken(slot)
       holdApp(connection)
     default:
@@ -344,33 +357,90 @@ final class LiveServer: Sendable {
     }
   }
 
+  /// The longest line the app may send: a state or an action past it is skipped, and the pages
+  /// say so.
+  static let maximumAppLine = 64 << 20
+
   private func holdApp(_ connection: HTTPConnection) {
-    let head =
-      "HTTP/1.1 101 Switching Protocols\r\nUpgrade: statecraft-live/1\r\nConnection: Upgrade\r\n\r\n"
-    guard connection.write(Array(head.utf8)) else { return }
     let writer = Locked(connection.descriptor)
-    session.appConnected { bytes in
+    let isAccepted = session.appConnected { bytes in
       writer.withLock { descriptor in
         descriptor >= 0 && HTTPConnection.write(bytes, to: descriptor)
       }
+    }
+    guard isAccepted else {
+      connection.respond(
+        status: "409 Conflict",
+        body: Array(
+          ("another app is connected to this inspector: start one inspector per app "
+            + "(`inspect --live` prints a new address each time)\n").utf8))
+      return
     }
     defer {
       // No command is written to the descriptor once it may be closed and reused.
       writer.withLock { $0 = -1 }
       session.appDisconnected()
     }
-    var pending: [UInt8] = []
+    let head =
+      "HTTP/1.1 101 Switching Protocols\r\nUpgrade: statecraft-live/1\r\nConnection: Upgrade\r\n\r\n"
+    guard connection.write(Array(head.utf8)) else { return }
+    var lines = AppLines(maximumLength: Self.maximumAppLine)
     while true {
       let chunk = connection.readSome()
       guard !chunk.isEmpty else { return }
-      pending += chunk
-      guard let last = pending.lastIndex(of: 10) else {
-        guard pending.count < 64 << 20 else { return }  // a line past 64 MiB: not an app
-        continue
+      let (complete, skipped) = lines.append(chunk)
+      if !complete.isEmpty { session.receive(lines: complete) }
+      for size in skipped {
+        session.report(
+          problem: "the app sent a line of \(size) bytes (an action or a state), over the "
+            + "inspector's limit of \(Self.maximumAppLine >> 20) MiB: it was skipped, and the "
+            + "steps after it are shown without it")
       }
-      let lines = pending[..<last].split(separator: 10, omittingEmptySubsequences: true)
-      session.receive(lines: lines.map { $0 })
-      pending.removeSubrange(...last)
     }
+  }
+}
+
+/// Splits what the app sends into lines, in time linear in the bytes received: each byte is
+/// looked at once. A line longer than `maximumLength` is dropped as its bytes arrive, and its
+/// length reported once its end comes.
+struct AppLines {
+  let maximumLength: Int
+  private var pending: [UInt8] = []
+  /// The length of the line being skipped so far, while one is.
+  private var skipping: Int?
+
+  init(maximumLength: Int) {
+    self.maximumLength = maximumLength
+  }
+
+  /// Takes `chunk`; returns the lines it completed and the lengths of the overlong lines it
+  /// ended.
+  mutating func append(_ chunk: [UInt8]) -> (lines: [ArraySlice<UInt8>], skipped: [Int]) {
+    var lines: [ArraySlice<UInt8>] = []
+    var skipped: [Int] = []
+    var start = chunk.startIndex
+    while let end = chunk[start...].firstIndex(of: 10) {
+      if let length = skipping {
+        skipped.append(length + end - start)
+        skipping = nil
+      } else if pending.isEmpty {
+        lines.append(chunk[start..<end])
+      } else {
+        pending += chunk[start..<end]
+        lines.append(pending[...])
+        pending = []
+      }
+      start = end + 1
+    }
+    let rest = chunk[start...]
+    if let length = skipping {
+      skipping = length + rest.count
+    } else if pending.count + rest.count > maximumLength {
+      skipping = pending.count + rest.count
+      pending = []
+    } else {
+      pending += rest
+    }
+    return (lines.filter { !$0.isEmpty }, skipped)
   }
 }
