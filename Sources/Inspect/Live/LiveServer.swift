@@ -225,8 +225,10 @@ final class LiveServer: Sendable {
     return difference == 0
   }
 
-  /// Why `request` is refused, judged on its head alone: its host, its token and, for the
-  /// page's commands, its origin. Nothing of a refused request's body is read.
+  /// Why `request` is refused, judged on its head alone.
+  ///
+  /// It checks the host, the token and, for the page's commands, the origin. Nothing of a
+  /// refused request's body is read.
   private func refusal(of request: HTTPConnection.Request) -> HTTPConnection.RequestError? {
     guard let host = request.headers["host"], allowedHosts.contains(host.lowercased()) else {
       return .forbidden("this inspector does not answer to that host")
@@ -400,8 +402,9 @@ final class LiveServer: Sendable {
   }
 }
 
-/// Splits what the app sends into lines, in time linear in the bytes received: each byte is
-/// looked at once. A line longer than `maximumLength` is dropped as its bytes arrive, and its
+/// Splits what the app sends into lines, in time linear in the bytes received.
+///
+/// Each byte is looked at once. A line longer than `maximumLength` is dropped as its bytes arrive, and its
 /// length reported once its end comes.
 struct AppLines {
   let maximumLength: Int
