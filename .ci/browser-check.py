@@ -64,6 +64,14 @@ expect(any(m == "removed" and "Walk the dog" in t for m, t in todo_removed.marke
        f"todo step 6: the deleted todo is not shown removed: {todo_removed.marked}")
 expect("todos: [1 items]" in todo_removed.text.get("state", ""), "todo step 6: the list size")
 
+queue = Page(f"{folder}/queue-step2.dom")
+# The tree's marks; the list of what changed says "queue.0 removed: …".
+removed = [t for m, t in queue.marked if m == "removed" and not t.startswith("queue.")]
+expect(len(removed) == 1 and '"ep-1"' in removed[0],
+       f"queue step 2: only ep-1 is shown removed: {queue.marked}")
+expect('0: "ep-2"' in queue.text.get("state", "") and not any('"ep-2"' in t for t in removed),
+       f"queue step 2: ep-2, now at index 0, is shown as removed: {queue.marked}")
+
 large = Page(f"{folder}/large.dom")
 expect(large.text.get("action-count") == "100000 actions", "large: action count")
 expect(0 < large.rows < 200, f"large: {large.rows} rows in the document, not only those on screen")

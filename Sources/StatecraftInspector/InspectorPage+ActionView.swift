@@ -46,7 +46,7 @@ extension SessionReport {
       } else if (payload !== null && typeof payload === "object" && Object.keys(payload).length === 0) {
         view.replaceChildren(note("no values"));
       } else {
-        view.replaceChildren(node(null, payload, [], new Map(), new Set(), null));
+        view.replaceChildren(node(null, payload, [], new Map(), new Map(), new Set(), null));
       }
       if (rawView.open) renderRaw();
     }

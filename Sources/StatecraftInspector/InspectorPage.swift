@@ -181,9 +181,12 @@ extension SessionReport {
       const diffable = loaded !== undefined && (!previousOmitted || previousLoaded !== undefined);
       const changes = diffable ? diff(previous, loaded, []) : step > 0 && !unknown ? data.patches[step - 1] : [];
       stateAfter(step);
-      const marks = new Map(), open = new Set();
+      // What the state shown holds marks its nodes (added, changed); what the step removed is
+      // shown apart, from the previous state: after a removal at index 0, the element now at 0
+      // is the one that was at 1, not the one removed.
+      const marks = new Map(), removals = new Map(), open = new Set();
       for (const [kind, path] of changes) {
-        marks.set(JSON.stringify(path), KINDS[kind]);
+        (kind === 1 ? removals : marks).set(JSON.stringify(path), KINDS[kind]);
         for (let i = 0; i <= path.length; i++) open.add(JSON.stringify(path.slice(0, i)));
       }
       const tree = document.getElementById("state");
@@ -193,7 +196,7 @@ extension SessionReport {
         note.textContent = "This recording holds the actions only: it was recorded before format 2, or its state is not Encodable.";
         tree.replaceChildren(note);
       } else {
-        tree.replaceChildren(node(null, state, [], marks, open, previous));
+        tree.replaceChildren(node(null, state, [], marks, removals, open, previous));
       }
       const list = document.getElementById("changes");
       list.replaceChildren();
@@ -254,7 +257,7 @@ extension SessionReport {
       if (value !== null && typeof value === "object") return "{" + Object.keys(value).length + " keys}";
       return JSON.stringify(value);
     }
-    function node(key, value, path, marks, open, previous) {
+    function node(key, value, path, marks, removals, open, previous) {
       const id = JSON.stringify(path), mark = marks.get(id);
       if (value === null || typeof value !== "object") {
         const leaf = document.createElement("div");
@@ -277,18 +280,17 @@ extension SessionReport {
       for (const child of keys) {
         const childPath = path.concat([child]);
         if (keys.length > BIG && !open.has(JSON.stringify(childPath))) { hidden++; continue; }
-        details.appendChild(node(String(child), value[child], childPath, marks, open, previous));
+        details.appendChild(node(String(child), value[child], childPath, marks, removals, open, previous));
       }
       // What this step removed here, shown from the previous state.
-      for (const [id2, kind] of marks) {
-        if (kind !== "removed") continue;
+      for (const id2 of removals.keys()) {
         const removedPath = JSON.parse(id2);
         if (removedPath.length !== path.length + 1 || JSON.stringify(removedPath.slice(0, -1)) !== id) continue;
-        const ghost = node(String(removedPath[removedPath.length - 1]), valueAt(previous, removedPath), removedPath, new Map(), new Set(), null);
+        const ghost = node(String(removedPath[removedPath.length - 1]), valueAt(previous, removedPath), removedPath, new Map(), new Map(), new Set(), null);
         ghost.classList.add("removed");
         details.appendChild(ghost);
       }
-      if (hidden) { const more = document.createElement("div"); more.className = "leaf size"; more.textContent = "… " + hidden + (marks.size ? " unchanged" : " more (all in the raw JSON)"); details.appendChild(more); }
+      if (hidden) { const more = document.createElement("div"); more.className = "leaf size"; more.textContent = "… " + hidden + (marks.size || removals.size ? " unchanged" : " more (all in the raw JSON)"); details.appendChild(more); }
       return details;
     }
 
