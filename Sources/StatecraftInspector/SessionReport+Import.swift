@@ -45,8 +45,9 @@ extension SessionReport {
   ///     path of names (`App.reducer`).
   /// - Returns: The Swift source of the test.
   /// - Throws: ``ImportError`` that says why no test can be written: a name that is not one, a
-  ///   recording without states, one that lost states or actions, or one that does not start at
-  ///   the app's start (a test replays from the reducer's initial state).
+  ///   recording without states, or one that lost states or actions. A recording that starts
+  ///   from a state (a store created with one, or a session after a commit) gives a test that
+  ///   starts from it too.
   /// - Complexity: O(*n*) for *n* bytes of recording and changes.
   package static func swiftTest(
     importing bytes: [UInt8], named name: String, names: TestNames
@@ -75,12 +76,6 @@ extension SessionReport {
       throw ImportError(
         description: "the recording lost states or actions (its writer fell behind), so a test "
           + "cannot check every step")
-    }
-    guard recording.initialState == nil else {
-      throw ImportError(
-        description: "the recording does not start at the app's start (the app committed, or "
-          + "the inspector no longer keeps its first steps): a test replays from the reducer's "
-          + "initial state")
     }
     return report.swiftTest(named: name, names: names)
   }

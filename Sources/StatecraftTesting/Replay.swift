@@ -1,3 +1,4 @@
+import Foundation
 import Statecraft
 import StatecraftPrimitives
 import StatecraftTools
@@ -141,7 +142,9 @@ public func replay<State: Equatable & Sendable>(
 /// - Parameters:
 ///   - recording: The recording.
 ///   - reducer: The app's reducer.
-///   - initialState: The state to start from, or `nil` for the reducer's own.
+///   - initialState: The state to start from, or `nil` for the state the recording starts from
+///     when its store was created with one (the state must then be `Decodable`), else the
+///     reducer's own.
 ///   - expected: The expected changes, as a generated test holds them.
 ///   - fileID: The file to report a failure in; defaults to the caller's.
 ///   - filePath: The file path to report a failure in; defaults to the caller's.
@@ -172,7 +175,23 @@ public func replay<State: Encodable & Sendable>(
         + "\(log.steps.count) were expected.", at: location)
     return
   }
-  let store = Store(reducer: reducer, state: initialState)
+  var start = initialState
+  if start == nil, let recorded = recording.initialState {
+    // The recording's store was created with a state (or the session starts after a commit):
+    // the replay starts from it, as the app's store did.
+    guard let decodable = State.self as? any Decodable.Type,
+      let decoded = try? JSONDecoder().decode(decodable, from: Data(recorded.jsonText().utf8))
+        as? State
+    else {
+      reportFailure(
+        "The recording starts from the state its store was created with, and \(State.self) "
+          + "cannot be decoded from it. Make \(State.self) Decodable (Codable), or pass that "
+          + "state as initialState:.", at: location)
+      return
+    }
+    start = decoded
+  }
+  let store = Store(reducer: reducer, state: start)
   var tracker = StateChangeTracker<State>()
   do {
     _ = try tracker.track(store.state)
@@ -203,6 +222,18 @@ public func replay<State: Encodable & Sendable>(
       else { continue }
       func list(_ changes: [JSONChange]) -> String {
         changes.isEmpty ? "  (nothing)" : changes.map { "  \($0.sentence)" }.joined(separator: "\n")
+      }
+      if entry.action == nil, entry.payload != nil {
+        reportFailure(
+          """
+          Step \(step + 1) (line \(entry.line), \(entry.typeName)) was not replayed: the \
+          registry the test reads the recording with cannot decode \(entry.typeName), so the step \
+          changed nothing where the recording expects:
+          \(list(log.steps[step]))
+          Register it in that registry: registry.register(\(entry.typeName).self).
+          """,
+          at: location)
+        return
       }
       reportFailure(
         """
