@@ -569,9 +569,20 @@ expect("notes/sync · fulfilled" in options and "NoteAction" in options,
        f"the type filter does not show thunks by name and phase: {options}")
 expect(body(driver, "step") == "1" and header_agrees(driver),
        f"header while step 1 is selected: {text(driver, 'action-count')} · {text(driver, 'step-label')}")
+# Every name the list shows can be dispatched: a thunk's row by its name and phase.
+driver.find_element(By.ID, "live-type").clear()
+driver.find_element(By.ID, "live-type").send_keys("notes/sync · fulfilled")
+driver.find_element(By.ID, "live-payload").clear()
+driver.find_element(By.ID, "live-payload").send_keys('{"value":42}')
+driver.find_element(By.CSS_SELECTOR, "#live-dispatch button").click()
+wait_for("the thunk's row dispatched by the name the list shows",
+         lambda: body(driver, "liveCount") == "8", 30)
+expect("notes/sync · fulfilled 42" in text(driver, "rows"), f"rows: {text(driver, 'rows')}")
+expect(not (body(driver, "liveError") or "").startswith("notes/sync"),
+       f"dispatching a thunk's row: {body(driver, 'liveError')}")
 app.type("q")
 app.process.wait(timeout=20)
-print("thunks on the live page by name and phase; the header agrees while new actions arrive")
+print("thunks on the live page by name and phase, dispatched by that name; the header agrees while new actions arrive")
 
 # 6. At 1,000 dispatches a second: the page's delay behind the app, and the app's dispatch
 # time with and without live inspection, in one run of the app.

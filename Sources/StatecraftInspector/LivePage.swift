@@ -224,8 +224,21 @@ extension SessionReport {
         let payload;
         try { payload = JSON.parse(document.getElementById("live-payload").value || "{}"); }
         catch (error) { showError("the payload is not JSON: " + error.message); return; }
-        send({ command: "dispatch", type: document.getElementById("live-type").value, payload });
+        send(dispatchCommand(document.getElementById("live-type").value.trim(), payload));
       });
+      // A thunk's row shows its name and phase ("feed/refresh · fulfilled"): dispatched by that
+      // name, it is the lifecycle action of the type the row came with, with the name and the
+      // phase filled in (and requestID 0 unless the payload gives one).
+      function dispatchCommand(typed, payload) {
+        const i = data.titles.indexOf(typed), split = typed.lastIndexOf(" · ");
+        const key = i >= 0 ? data.types[i] : "";
+        if (split > 0 && key.endsWith(" " + typed) && payload !== null && typeof payload === "object" && !Array.isArray(payload)) {
+          const type = key.slice(0, key.length - typed.length - 1);
+          const lifecycle = Object.assign({ name: typed.slice(0, split), phase: typed.slice(split + 3), requestID: 0 }, payload);
+          return { command: "dispatch", type, payload: lifecycle };
+        }
+        return { command: "dispatch", type: typed, payload };
+      }
       // While recording is paused, the page lists nothing new and counts what it did not list;
       // on resume it asks the inspector for its whole session again (`liveRecordingsScript`).
       let events = null, recordingPaused = false;
