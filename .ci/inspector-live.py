@@ -601,6 +601,26 @@ print("\n".join(line for line in lines if line.startswith("bench:")))
 print(f"page: {expected} actions shown; delay from the app's dispatch to the page's frame over "
       f"{frames} frames: p50 {p50} ms, p99 {p99} ms, max {worst} ms")
 expect(int(p50) <= 100, f"the page's median delay is {p50} ms, more than 100 ms")
+
+# 7. A page that connects after the inspector forgot the oldest steps: it numbers the steps it
+# has as the session does, and says which it does not have.
+driver.get("about:blank")
+driver.get(url)
+wait_for("the late page's steps", lambda: (body(driver, "liveCount") or "0") != "0", 30)
+late_count = int(body(driver, "liveCount"))
+header = text(driver, "action-count")
+match = re.search(r"\(steps 1 to (\d+) no longer kept\)", header)
+expect(match is not None, f"a late page does not say which steps it no longer has: {header!r}")
+if match:
+    dropped = int(match.group(1))
+    expect(dropped + late_count == int(expected),
+           f"a late page: {dropped} steps not kept and {late_count} shown, not {expected}")
+    driver.execute_script("select(0, true)")
+    wait_for("the late page's first row", lambda: f"state after #{dropped}" in text(driver, "rows"))
+    expect(f"step {dropped} of {expected}" in text(driver, "step-label"),
+           f"a late page's step 0: {text(driver, 'step-label')}")
+    print(f"a late page: steps {dropped + 1} to {expected} numbered as the session's, "
+          f"and the first {dropped} said to be no longer kept")
 driver.quit()
 
 watchdog.cancel()

@@ -149,14 +149,14 @@ extension SessionReport {
         row.style.top = (position * ROW) + "px";
         row.dataset.step = k;
         if (k === 0) {
-          row.textContent = "initial state";
+          row.textContent = dropped() ? "state after #" + dropped() : "initial state";
         } else {
           const [line, time, , label, index] = data.actions[k - 1];
           if (label === null) row.classList.add("unreplayable");
           if (index !== null && index !== undefined && skipped.has(index)) row.classList.add("skipped");
           if (index !== null && index !== undefined && index === pausedIndex) row.classList.add("paused-here");
           row.innerHTML = '<span class="line"></span><span class="time"></span><span class="label"></span>';
-          row.children[0].textContent = "#" + k;
+          row.children[0].textContent = "#" + (dropped() + k);
           if (line !== null) row.title = "line " + line;
           row.children[1].textContent = "+" + time.toFixed(3) + "s";
           row.children[2].textContent = actionText(k - 1);
@@ -225,7 +225,7 @@ extension SessionReport {
         item.textContent = !data.hasStates ? "the recording holds no states"
           : omitted ? "not sent: while the app dispatches faster than a frame, it sends one state a frame and the last of a burst; the state below is the last one sent before this step" + (isLive ? " (asking the app for this one)" : "")
           : unknown ? "not recorded: the recorder dropped this state (its writer fell behind); the state below is the last one recorded before it"
-          : step === 0 ? "the initial state" : "nothing";
+          : step === 0 ? initialText() : "nothing";
         list.appendChild(item);
       }
     }
@@ -297,13 +297,21 @@ extension SessionReport {
     __ACTION_VIEW__
 
     // The header: how many actions, and where the selected one is among them.
+    // Steps the live inspector no longer keeps, before the first one shown: the page numbers the
+    // steps it has as the app's session does, and says what it does not have.
+    function dropped() { return window.droppedSteps || 0; }
+    function initialText() {
+      return dropped() ? "the state after step " + dropped() + ": the inspector no longer keeps steps 1 to " + dropped()
+        : "the initial state";
+    }
     function updateHeader() {
-      document.getElementById("action-count").textContent = count + (count === 1 ? " action" : " actions");
+      document.getElementById("action-count").textContent = count + (count === 1 ? " action" : " actions")
+        + (dropped() ? " (steps 1 to " + dropped() + " no longer kept)" : "");
       const label = document.getElementById("step-label");
-      if (step === 0) { label.textContent = "step 0 of " + count + ": the initial state"; }
+      if (step === 0) { label.textContent = "step " + dropped() + " of " + (dropped() + count) + ": " + initialText(); }
       else {
         const [line, time] = data.actions[step - 1];
-        label.textContent = "step " + step + " of " + count + ": " + actionText(step - 1)
+        label.textContent = "step " + (dropped() + step) + " of " + (dropped() + count) + ": " + actionText(step - 1)
           + (line === null ? "" : " · line " + line) + " · +" + time.toFixed(3) + " s";
       }
     }

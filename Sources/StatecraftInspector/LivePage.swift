@@ -125,6 +125,7 @@ extension SessionReport {
         const wasAtEnd = step === count;
         loaded.clear(); requested.clear();
         offset = next.firstStep || 0;
+        window.droppedSteps = offset;
         next.checkpoints = next.checkpoints.map(([k, state]) => [k - offset, state]);
         while (filter.options.length > 1) filter.remove(1);
         const types = next.types, titles = next.titles; next.types = []; next.titles = [];

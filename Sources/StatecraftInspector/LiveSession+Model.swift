@@ -124,8 +124,11 @@ extension LiveSession {
     model.sinceCheckpoint += 1
     model.bytesSinceCheckpoint += bytes
     // Also after an eighth of the bytes kept, so that large steps are forgotten in small parts.
+    // Only where the state is known: after a step whose state the app did not send, `current`
+    // is the last state sent, not the state after that step.
     if model.sinceCheckpoint >= checkpointInterval
-      || model.bytesSinceCheckpoint >= model.limits.bytes / 8
+      || model.bytesSinceCheckpoint >= model.limits.bytes / 8,
+      case .array = patch
     {
       model.checkpoints.append(
         .array([.integer(Int64(model.firstStep + model.actions.count)), model.current]))

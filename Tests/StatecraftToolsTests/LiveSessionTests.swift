@@ -147,6 +147,32 @@ import Testing
     #expect(sent.first?.objectValue?["step"] == .integer(9_999))
   }
 
+  /// A late page's first state is the state after the last step no longer kept, even when the
+  /// app sent no state for the steps around the cut (it sends one a frame during a burst).
+  @Test func aLatePagesFirstStateIsTheTrueStateAtTheCutWhenStatesWereOmitted() throws {
+    let session = LiveSession(limits: .init(steps: 2_000, bytes: 1 << 30))
+    _ = session.appConnected { _ in true }
+    Self.receive([Self.header], in: session)
+    // Every step but one in ten arrives without its state, as during a burst; the next state
+    // sent sets n outright, so it is right whatever came before.
+    let lines = (0..<10_000).map { index -> String in
+      if index == 0 { return Self.lines(0...0)[0] }
+      return index % 10 == 0
+        ? #"{"index":\#(index),"time":0,"type":"T","payload":"","changes":[[2,["n"],\#(index)]]}"#
+        : #"{"index":\#(index),"time":0,"type":"T","payload":"","stateOmitted":true}"#
+    }
+    for first in stride(from: 0, to: 10_000, by: 500) {
+      Self.receive(Array(lines[first..<(first + 500)]), in: session)
+    }
+    let kept = session.kept
+    #expect(kept.firstStep > 0)
+    let late = LiveSession.Client()
+    session.add(late)
+    let reset = try #require(try Self.events("reset", in: late.take(session)).first?.objectValue)
+    // Step k is the action of index k - 1: the state after step firstStep has n = firstStep - 1.
+    #expect(reset["initial"] == .object(["n": .integer(Int64(kept.firstStep - 1))]))
+  }
+
   /// Issue 38.3: the page's Export is a recording `inspect` and `Recording` read, with the
   /// states the page shows: a state the app did not send is marked so, and one a skip made known
   /// (the state before the skipped action) is the state after the step before it.
