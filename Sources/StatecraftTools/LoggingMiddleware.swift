@@ -48,6 +48,10 @@ public let loggingIsEnabledByDefault: Bool = {
 /// Creates a middleware that logs each action, the time the rest of the chain took, and what
 /// changed in the state.
 ///
+/// The tools' own actions are logged as what they do, numbering steps as the inspector's pages
+/// do (`▸ live page: jump to #6`). An action the live page holds while it shows the app a past
+/// state is logged once, when it is reduced on resume.
+///
 /// ```swift
 /// let mainStore = Store(
 ///   reducer: appReducer, state: nil,
@@ -79,11 +83,16 @@ public func createLoggingMiddleware<State: Sendable>(
       { action in
         let before = getState()
         let start = MonotonicClock.now
+        _ = HeldAction.take()
         next(action)
         let elapsed = MonotonicClock.now - start
+        // Held by a tool (the live page shows a past state): logged when it is reduced.
+        guard !HeldAction.take() else { return }
         let after = getState()
-        var line =
-          "▸ \(describe(action, path: "action", isSensitive: isSensitive))  \(format(elapsed))"
+        let shown =
+          (action as? any ToolAction)?.toolDescription
+          ?? describe(action, path: "action", isSensitive: isSensitive)
+        var line = "▸ \(shown)  \(format(elapsed))"
         if let before, let after {
           let changes = stateChanges(from: before, to: after, isSensitive: isSensitive)
           line += changes.isEmpty ? "  (no change)" : "  " + changes.joined(separator: "; ")

@@ -89,4 +89,6 @@ public final class TimeTravel<State: Sendable>: Sendable {
 struct TimeTravelJump<State: Sendable>: ToolAction {
   let index: Int
   let state: State
+
+  var toolDescription: String { "time travel: jump to the state after action \(index)" }
 }

@@ -189,6 +189,36 @@ import Testing
     live.close()
   }
 
+  @Test func theLogShowsThePagesCommandsAsThePageNumbersThemAndAHeldActionOnceWhenReduced()
+    async throws
+  {
+    let inspector = try Inspector()
+    let live = try LiveInspection<[Int]>(url: inspector.url, registry: Self.registry)
+    let log = Locked<[String]>([])
+    let store = Store(
+      reducer: live.reducer(Self.reducer), state: nil,
+      middleware: [
+        createLoggingMiddleware(to: .closure { line in log.withLock { $0.append(line) } }),
+        live.middleware(),
+      ])
+    for value in 1...3 { store.dispatch(Step.add(value)) }
+    live.flush()
+    // The recording's index 1 is the page's #2 (index 0 is the store's initial action).
+    inspector.send(#"{"command":"jump","index":1}"#)
+    #expect(await eventually { store.state == [1] && live.isPaused })
+    store.dispatch(Step.add(4))
+    #expect(await eventually { inspector.lines.contains { $0.contains(#""waiting":1"#) } })
+    inspector.send(#"{"command":"resume"}"#)
+    #expect(await eventually { store.state == [1, 2, 3, 4] && !live.isPaused })
+    let lines = log.withLock { $0 }
+    #expect(lines.contains { $0.hasPrefix("▸ live page: jump to #2 ") }, "\(lines)")
+    #expect(lines.contains { $0.hasPrefix("▸ live page: resume ") }, "\(lines)")
+    let held = lines.filter { $0.contains("add(4)") }
+    #expect(held.count == 1, "the held action is logged \(held.count) times: \(held)")
+    #expect(held.first?.contains("(no change)") == false, "\(held)")
+    live.close()
+  }
+
   /// Issue 38.3: while the page locks the app, the app's own actions are dropped and counted,
   /// the page's dispatches are taken; once unlocked, the app's actions are taken again.
   @Test func aLockedAppDropsItsOwnActionsAndTakesThePages() async throws {

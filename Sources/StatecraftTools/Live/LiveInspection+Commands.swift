@@ -297,6 +297,9 @@ extension LiveInspection {
 
 /// A command from the page, dispatched into the store so that the middleware carries it out in
 /// the store's order.
+///
+/// Its indices are the recording's (from 0); the page numbers steps from 1, so `jump(5)` is the
+/// page's #6, as ``toolDescription`` says it.
 enum LiveCommand: ToolAction, Equatable {
   case jump(Int)
   case resume
@@ -305,9 +308,21 @@ enum LiveCommand: ToolAction, Equatable {
   case commit
   /// Returns the store to the base, and forgets the actions after it.
   case revert
+
+  var toolDescription: String {
+    switch self {
+    case .jump(let index): "live page: jump to #\(index + 1)"
+    case .resume: "live page: resume"
+    case .skip(let index): "live page: skip #\(index + 1)"
+    case .commit: "live page: commit"
+    case .revert: "live page: revert"
+    }
+  }
 }
 
 /// Sets the store's state: what the reducer wrapper returns instead of reducing.
 struct LiveStateReplacement<State: Sendable>: ToolAction {
   let state: State
+
+  var toolDescription: String { "live page: the state shown" }
 }

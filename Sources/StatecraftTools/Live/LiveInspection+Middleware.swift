@@ -90,7 +90,10 @@ extension LiveInspection {
       }
       return true
     }
-    if held { sendStatus() }
+    if held {
+      HeldAction.mark()
+      sendStatus()
+    }
     return held
   }
 
