@@ -143,20 +143,6 @@ let package = Package(
       name: "StatecraftTestingTests",
       dependencies: ["Statecraft", "StatecraftTesting", "StatecraftTestSupport"]
     ),
-    // A ReSwift app and its tests in the Swift 5 language mode, moved over by changing the
-    // import: it must build without an edit. Deprecation warnings are its only warnings, from
-    // the ReSwift API it uses that ReSwift deprecates too (the Migrating from ReSwift article
-    // lists them).
-    .testTarget(
-      name: "ReSwiftStyleTests",
-      dependencies: ["Statecraft", "StatecraftTesting"],
-      swiftSettings: [
-        .swiftLanguageMode(.v5), .treatWarning("DeprecatedDeclaration", as: .warning),
-        // Swift 6's inference, so that `reducer.handleAction` of a `Sendable` reducer value is a
-        // `@Sendable` function, as ReSwift's tests pass it.
-        .enableUpcomingFeature("InferSendableFromCaptures"),
-      ]
-    ),
     .testTarget(
       name: "StatecraftTests",
       dependencies: [

@@ -10,12 +10,17 @@ struct Film: Equatable {
   var title: String
 }
 
-// As ReSwift's tutorial writes it: `StateType` (deprecated, as in ReSwift) and members whose
-// types are not marked `Sendable`.
-struct FilmsState: StateType, Equatable {
+// As ReSwift's tutorial writes it, but for `StateType` (deprecated, as in ReSwift), which the
+// extension below adopts in a deprecated context: members whose types are not marked `Sendable`.
+struct FilmsState: Equatable {
   var films: [Film] = []
   var isLoading = false
 }
+
+// The tutorial's conformance, kept so that this fixture checks it still compiles; deprecated
+// here so that the project's own build prints no warning.
+@available(*, deprecated, message: "ReSwift's StateType, which the library deprecates as ReSwift does")
+extension FilmsState: StateType {}
 
 struct SetFilms: Action {
   let films: [Film]
@@ -59,6 +64,7 @@ let loadFilms = Thunk<FilmsState> { context in
   context.dispatch(SetLoading(isLoading: false))
 }
 
+@available(*, deprecated, message: "ReSwift's action creators, which Thunk replaces")
 func fetchFilms() -> Store<FilmsState>.ActionCreator {
   { state, store in
     guard !state.isLoading else { return nil }
@@ -84,6 +90,7 @@ final class FilmsViewController: StoreSubscriber {
     mainStore.unsubscribe(self)
   }
 
+  @available(*, deprecated, message: "dispatches a ReSwift action creator")
   func refresh() {
     mainStore.dispatch(fetchFilms())
   }
@@ -110,6 +117,7 @@ public final class MainActorFilmsClient {
   public var titles: [String] { controller.titles }
   public var isLoading: Bool { mainStore.state.isLoading }
 
+  @available(*, deprecated, message: "dispatches a ReSwift action creator")
   public func refresh() { controller.refresh() }
   public func loadSequel() { controller.loadSequel() }
 }

@@ -36,6 +36,7 @@ import Testing
     await MainActorFilmsChecks.thunkThroughExpectThunk()
   }
 
+  @available(*, deprecated, message: "the films app dispatches a ReSwift action creator")
   @Test func theFilmsAppWithDefaultMainActorIsolationLoadsFromOtherThreads() async {
     let app = MainActorFilmsClient()
     #expect(app.titles == [])

@@ -235,6 +235,7 @@ import Testing
       result, contains: #"Store.cancelThunks(id: "search") was called from inside a reducer"#)
   }
 
+  @available(*, deprecated, message: "tests the deprecated action creators")
   @Test func dispatchingAnActionCreatorFromAReducerNamesIt() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       limitThisChildProcess()

@@ -4,7 +4,7 @@ import StatecraftTestSupport
 import StatecraftTesting
 import Testing
 
-/// The ReSwift API in Swift 6 code; `Tests/ReSwiftStyleTests` has the Swift 5 side.
+/// The ReSwift API in Swift 6 code; `Tests/ReSwiftApp` has the Swift 5 side.
 @Suite(.catchesHangs) struct ReSwiftCompatibilityTests {
   private func describe<S: StoreType<TestState>>(_ store: S) -> String {
     guard let state = store.state else { return "none" }

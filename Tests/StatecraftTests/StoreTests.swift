@@ -78,6 +78,7 @@ import Testing
     #expect(store.state.uniqueness == [true, true])
   }
 
+  @available(*, deprecated, message: "tests the deprecated action creators")
   @Test func classicActionCreatorSeesTheStateAndItsActionIsDispatched() {
     let store = makeStore()
     store.dispatch(Add(amount: 3))
@@ -88,6 +89,7 @@ import Testing
     #expect(store.state.label == "three")
   }
 
+  @available(*, deprecated, message: "tests the deprecated action creators")
   @Test func actionCreatorReturningNilDispatchesNothing() {
     let store = makeStore()
     var reached = false
@@ -99,6 +101,7 @@ import Testing
     #expect(store.state == TestState())
   }
 
+  @available(*, deprecated, message: "tests the deprecated action creators")
   @Test func actionCreatorMayDispatchThroughTheStoreItIsGiven() {
     let store = makeStore()
     store.dispatch { _, store in
