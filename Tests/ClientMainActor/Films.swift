@@ -19,7 +19,7 @@ struct FilmsState: Equatable {
 
 // The tutorial's conformance, kept so that this fixture checks it still compiles; deprecated
 // here so that the project's own build prints no warning.
-@available(*, deprecated, message: "ReSwift's StateType, which the library deprecates as ReSwift does")
+@available(*, deprecated, message: "ReSwift's StateType, deprecated as in ReSwift")
 extension FilmsState: StateType {}
 
 struct SetFilms: Action {
