@@ -10,6 +10,7 @@ uint64_t sc_checks_storm_limit_value = 1000;
 uint64_t sc_main_queue_key_value = 0;
 uint64_t sc_plain_action_types[64] = {0};
 _Thread_local sc_reducing_t sc_reducing_value = {0, 0};
+_Thread_local int sc_not_present_value = 0;
 const char sc_selecting_marker_value = 0;
 
 #if defined(__linux__)

@@ -459,6 +459,25 @@ package func currentThreadID() -> UInt {
   #endif
 }
 
+/// Whether the dispatch this thread made last left its store showing something other than the
+/// present state: the action was held, or the store shows a past state (the live page's jump).
+///
+/// A thread-local flag (C11's `_Thread_local`, no allocation): the tool at the end of a
+/// middleware chain sets it; a middleware before it clears it before calling `next` and reads it
+/// after, so that a mark left by another store's dispatch on this thread is never read as its
+/// own. The logging middleware skips a held action's line; the persistence middleware does not
+/// save a state that is not the present.
+package enum NotPresentMark {
+  /// Marks the dispatch running on this thread.
+  package static func set() { sc_set_not_present(1) }
+
+  /// Clears the mark, before a middleware calls `next`.
+  package static func clear() { sc_set_not_present(0) }
+
+  /// Whether the dispatch since the last ``clear()`` was marked.
+  package static var isSet: Bool { sc_not_present() != 0 }
+}
+
 /// Answers "is this code running on the main dispatch queue?".
 ///
 /// On Linux an `async` `main` parks thread 1 in `dispatch_main()` and main-actor work runs on a

@@ -83,15 +83,17 @@ public func createLoggingMiddleware<State: Sendable>(
       { action in
         let before = getState()
         let start = MonotonicClock.now
-        _ = HeldAction.take()
+        NotPresentMark.clear()
         next(action)
         let elapsed = MonotonicClock.now - start
         // Held by a tool (the live page shows a past state): logged when it is reduced.
-        guard !HeldAction.take() else { return }
+        let isToolAction = action is any ToolAction
+        guard isToolAction || !NotPresentMark.isSet else { return }
         let after = getState()
         let shown =
-          (action as? any ToolAction)?.toolDescription
-          ?? describe(action, path: "action", isSensitive: isSensitive)
+          isToolAction
+          ? (action as? any ToolAction)?.toolDescription ?? ""
+          : describe(action, path: "action", isSensitive: isSensitive)
         var line = "▸ \(shown)  \(format(elapsed))"
         if let before, let after {
           let changes = stateChanges(from: before, to: after, isSensitive: isSensitive)

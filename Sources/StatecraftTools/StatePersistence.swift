@@ -1,5 +1,6 @@
 import Foundation
 import Statecraft
+import StatecraftPrimitives
 
 /// A migration of persisted JSON from one schema version to the next.
 public typealias PersistenceMigration = @Sendable (JSONValue) throws -> JSONValue
@@ -329,7 +330,13 @@ public final class StatePersistence<State: Sendable, Saved>: Sendable {
         debounce: debounce, onError: onError)
       return { next in
         { action in
+          // A tool's action (the live page's jump) may replace the state with a past one: what
+          // is pending of the present is written first.
+          if action is any ToolAction { writer.writePendingNow() }
+          NotPresentMark.clear()
           next(action)
+          // Held, or the store shows a past state: the present did not change.
+          guard !NotPresentMark.isSet else { return }
           writer.noteChange()
         }
       }

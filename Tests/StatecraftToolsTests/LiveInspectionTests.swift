@@ -219,6 +219,35 @@ import Testing
     live.close()
   }
 
+  @Test func aJumpWritesThePendingPresentFirstAndNeverPersistsThePastOrAHeldAction()
+    async throws
+  {
+    let folder = try TemporaryFolder()
+    let persistence = StatePersistence<[Int], [Int]>(
+      file: folder.url.appendingPathComponent("items.json"), debounce: .seconds(3_600)
+    ) { $0 }
+    let inspector = try Inspector()
+    let live = try LiveInspection<[Int]>(url: inspector.url, registry: Self.registry)
+    let store = Store(
+      reducer: live.reducer(Self.reducer), state: nil,
+      middleware: [persistence.middleware(), live.middleware()])
+    for value in 1...3 { store.dispatch(Step.add(value)) }
+    live.flush()
+    inspector.send(#"{"command":"jump","index":1}"#)
+    #expect(await eventually { store.state == [1] && live.isPaused })
+    // The present, pending in the debounce, was written before the jump replaced it.
+    #expect(try persistence.restore().get() == [1, 2, 3])
+    store.dispatch(Step.add(4))
+    #expect(await eventually { inspector.lines.contains { $0.contains(#""waiting":1"#) } })
+    await persistence.flush()
+    #expect(try persistence.restore().get() == [1, 2, 3], "the past state was saved")
+    inspector.send(#"{"command":"resume"}"#)
+    #expect(await eventually { store.state == [1, 2, 3, 4] && !live.isPaused })
+    await persistence.flush()
+    #expect(try persistence.restore().get() == [1, 2, 3, 4])
+    live.close()
+  }
+
   /// Issue 38.3: while the page locks the app, the app's own actions are dropped and counted,
   /// the page's dispatches are taken; once unlocked, the app's actions are taken again.
   @Test func aLockedAppDropsItsOwnActionsAndTakesThePages() async throws {

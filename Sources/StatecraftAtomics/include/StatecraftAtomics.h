@@ -193,6 +193,15 @@ static inline sc_reducing_t sc_begin_reducing(const void *reduction, const void 
 
 static inline void sc_end_reducing(sc_reducing_t previous) { sc_reducing_value = previous; }
 
+// Whether the dispatch the calling thread made last left the store showing something other than
+// its present state: a tool held the action, or shows a past state (the live page's jump). Set by
+// the tool at the end of the middleware chain, read by middleware before it after `next`.
+extern _Thread_local int sc_not_present_value;
+
+static inline void sc_set_not_present(int value) { sc_not_present_value = value; }
+
+static inline int sc_not_present(void) { return sc_not_present_value; }
+
 // The mark's action while a notification round runs subscriptions' steps (selectors, filters)
 // under the state lock: not an action's address, so that a store method called there stops
 // with a message about selectors instead.

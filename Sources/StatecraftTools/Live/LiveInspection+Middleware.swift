@@ -59,6 +59,7 @@ extension LiveInspection {
             stream.beginDispatch()
             perform(command, next: next, dispatch: dispatch, getState: getState)
             stream.endDispatch()
+            if isPausedFlag.load(ordering: .acquiring) { NotPresentMark.set() }
             return
           }
           if isLockedFlag.load(ordering: .acquiring), dropWhileLocked(action) { return }
@@ -91,7 +92,7 @@ extension LiveInspection {
       return true
     }
     if held {
-      HeldAction.mark()
+      NotPresentMark.set()
       sendStatus()
     }
     return held

@@ -224,26 +224,6 @@ protocol ToolAction: Action {
   var toolDescription: String { get }
 }
 
-/// Marks, on the dispatching thread, an action that a tool kept from the reducer for now (the
-/// live page holds the app's actions while it shows a past state); the logging middleware skips
-/// it, and logs it when it is reduced.
-enum HeldAction {
-  private static let key = "statecraft.heldAction"
-
-  /// Marks the action being dispatched on this thread as held.
-  static func mark() {
-    Thread.current.threadDictionary[key] = true
-  }
-
-  /// Whether the action dispatched on this thread since the last call was held; clears the mark.
-  static func take() -> Bool {
-    let dictionary = Thread.current.threadDictionary
-    guard dictionary[key] != nil else { return false }
-    dictionary.removeObject(forKey: key)
-    return true
-  }
-}
-
 #if DEBUG
   /// The development check of debug builds that reports, once per type, an action a recorder
   /// writes by name only because its registry cannot encode it (`DevelopmentChecks`).
