@@ -615,6 +615,21 @@ import Testing
     live.close()
   }
 
+  @Test func actionsHeldWhileAStalledPageHasTheAppPausedAreBoundedAndCounted() async throws {
+    let (inspector, live, store) = try Self.stalledInspection()
+    defer { inspector.stop() }
+    live.receive(ArraySlice(#"{"command":"jump","index":1}"#.utf8))
+    #expect(live.isPaused)
+    // Each held action would send the page a status line, to a page that does not read.
+    for value in 0..<30_000 { store.dispatch(Step.add(value)) }
+    let (waiting, dropped) = live.core.withLock { ($0.waiting.count, $0.droppedWhilePaused) }
+    #expect(waiting == LiveInspection<[Int]>.maximumWaiting)
+    #expect(dropped == 30_000 - LiveInspection<[Int]>.maximumWaiting)
+    let pending = live.stream.buffer.withLock { $0.items.count }
+    #expect(pending <= StateStream<[Int]>.maximumPendingReplies, "\(pending) lines wait")
+    live.close()
+  }
+
   @Test func closeReturnsAtOnceWhenTheInspectorStopsReading() async throws {
     let (inspector, live, store) = try Self.stalledInspection()
     defer { inspector.stop() }
