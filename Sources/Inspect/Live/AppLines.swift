@@ -1,0 +1,45 @@
+/// Splits what the app sends into lines, in time linear in the bytes received.
+///
+/// Each byte is looked at once. A line longer than `maximumLength` is dropped as its bytes arrive, and its
+/// length reported once its end comes.
+struct AppLines {
+  let maximumLength: Int
+  private var pending: [UInt8] = []
+  /// The length of the line being skipped so far, while one is.
+  private var skipping: Int?
+
+  init(maximumLength: Int) {
+    self.maximumLength = maximumLength
+  }
+
+  /// Takes `chunk`; returns the lines it completed and the lengths of the overlong lines it
+  /// ended.
+  mutating func append(_ chunk: [UInt8]) -> (lines: [ArraySlice<UInt8>], skipped: [Int]) {
+    var lines: [ArraySlice<UInt8>] = []
+    var skipped: [Int] = []
+    var start = chunk.startIndex
+    while let end = chunk[start...].firstIndex(of: 10) {
+      if let length = skipping {
+        skipped.append(length + end - start)
+        skipping = nil
+      } else if pending.isEmpty {
+        lines.append(chunk[start..<end])
+      } else {
+        pending += chunk[start..<end]
+        lines.append(pending[...])
+        pending = []
+      }
+      start = end + 1
+    }
+    let rest = chunk[start...]
+    if let length = skipping {
+      skipping = length + rest.count
+    } else if pending.count + rest.count > maximumLength {
+      skipping = pending.count + rest.count
+      pending = []
+    } else {
+      pending += rest
+    }
+    return (lines.filter { !$0.isEmpty }, skipped)
+  }
+}
