@@ -618,6 +618,8 @@ import Testing
   @Test func actionsHeldWhileAStalledPageHasTheAppPausedAreBoundedAndCounted() async throws {
     let (inspector, live, store) = try Self.stalledInspection()
     defer { inspector.stop() }
+    // The history is kept on the writer's thread, which may not have reached action 1 yet.
+    #expect(await eventually { live.core.withLock { ($0.history.lastIndex ?? -1) >= 1 } })
     live.receive(ArraySlice(#"{"command":"jump","index":1}"#.utf8))
     #expect(live.isPaused)
     // Each held action would send the page a status line, to a page that does not read.
