@@ -161,7 +161,100 @@ public func replay<State: Encodable & Sendable>(
   fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
   column: UInt = #column
 ) async {
+  replayChanges(
+    recording, initialState: initialState, expected: expected,
+    makeStore: { Store(reducer: reducer, state: $0) }, tracking: .encoding(),
+    at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+}
+
+/// Replays a recording through a main-actor-isolated reducer of ReSwift's shape and checks what
+/// each action changed in the state: what `inspect --swift-test` generates for an app target
+/// with default main-actor isolation.
+///
+/// There the state's `Encodable` and `Decodable` conformances are main-actor isolated, so they
+/// are found at run time, on the main actor. Behaves as the overload for a nonisolated reducer.
+///
+/// - Parameters:
+///   - recording: The recording.
+///   - reducer: The app's reducer.
+///   - initialState: The state to start from, or `nil` for the state the recording starts from
+///     when its store was created with one (the state must then be `Decodable`), else the
+///     reducer's own.
+///   - expected: The expected changes, as a generated test holds them.
+///   - fileID: The file to report a failure in; defaults to the caller's.
+///   - filePath: The file path to report a failure in; defaults to the caller's.
+///   - line: The line to report a failure at; defaults to the caller's.
+///   - column: The column to report a failure at; defaults to the caller's.
+/// - Complexity: O(*n*) dispatches for *n* recorded actions, and the encoding of the parts of the
+///   state each changed.
+@MainActor
+public func replay<State: Sendable>(
+  _ recording: Recording,
+  reducer: @escaping @MainActor (_ action: any Action, _ state: State?) -> State,
+  initialState: State? = nil,
+  expectingChanges expected: String,
+  fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+  column: UInt = #column
+) async {
   let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+  guard let tracking = ChangeTracking<State>.encodingAtRunTime() else {
+    reportFailure(
+      "replay(_:reducer:expectingChanges:) encodes each state, and \(State.self) is not "
+        + "Encodable. Add the conformance: struct \(State.self): Codable.", at: location)
+    return
+  }
+  replayChanges(
+    recording, initialState: initialState, expected: expected,
+    makeStore: { Store(reducer: reducer, state: $0) }, tracking: tracking, at: location)
+}
+
+/// How a replay encodes each state and names what it changed.
+private struct ChangeTracking<State> {
+  let track: (State) throws -> [JSONChange]
+  let json: () -> JSONValue
+
+  /// A state whose `Encodable` conformance the compiler sees.
+  static func encoding() -> ChangeTracking where State: Encodable {
+    let box = TrackerBox<State>()
+    return ChangeTracking(track: { try box.tracker.track($0) }, json: { box.tracker.json })
+  }
+
+  /// A state whose `Encodable` conformance is found at run time.
+  ///
+  /// On the main actor, a main-actor isolated conformance is found too. `nil` if the state is
+  /// not `Encodable`.
+  @MainActor
+  static func encodingAtRunTime() -> ChangeTracking? {
+    guard State.self is any Encodable.Type else { return nil }
+    let box = TrackerBox<EncodableState>()
+    return ChangeTracking(
+      track: { state in
+        guard let value = state as? any Encodable else { return [] }
+        return try box.tracker.track(EncodableState(value: value))
+      },
+      json: { box.tracker.json })
+  }
+}
+
+private final class TrackerBox<Tracked: Encodable> {
+  var tracker = StateChangeTracker<Tracked>()
+}
+
+/// A state encoded through the conformance found at run time.
+private struct EncodableState: Encodable {
+  let value: any Encodable
+
+  func encode(to encoder: any Encoder) throws {
+    try value.encode(to: encoder)
+  }
+}
+
+@MainActor
+private func replayChanges<State: Sendable>(
+  _ recording: Recording, initialState: State?, expected: String,
+  makeStore: (State?) -> Store<State>, tracking: ChangeTracking<State>,
+  at location: TestLocation
+) {
   let log: StateChangeLog
   do {
     log = try StateChangeLog(text: expected)
@@ -175,31 +268,32 @@ public func replay<State: Encodable & Sendable>(
         + "\(log.steps.count) were expected.", at: location)
     return
   }
+  // A store created with a state (or a session after a commit) does not start with its own init
+  // action: the replay starts from the state the recording starts from, if it can be decoded.
   var start = initialState
-  if start == nil, let recorded = recording.initialState {
-    // The recording's store was created with a state (or the session starts after a commit):
-    // the replay starts from it, as the app's store did.
-    guard let decodable = State.self as? any Decodable.Type,
-      let decoded = try? JSONDecoder().decode(decodable, from: Data(recorded.jsonText().utf8))
-        as? State
-    else {
-      reportFailure(
-        "The recording starts from the state its store was created with, and \(State.self) "
-          + "cannot be decoded from it. Make \(State.self) Decodable (Codable), or pass that "
-          + "state as initialState:.", at: location)
-      return
-    }
+  let startsFromAState = recording.entries.first?.typeName != LineReader.initTypeName
+  if start == nil, startsFromAState,
+    let decodable = State.self as? any Decodable.Type,
+    let decoded = try? JSONDecoder().decode(decodable, from: Data(log.initial.jsonText().utf8))
+      as? State
+  {
     start = decoded
   }
-  let store = Store(reducer: reducer, state: start)
-  var tracker = StateChangeTracker<State>()
+  let store = makeStore(start)
   do {
-    _ = try tracker.track(store.state)
-    guard log.initial.matches(tracker.json) else {
+    _ = try tracking.track(store.state)
+    guard log.initial.matches(tracking.json()) else {
+      let changes = JSONChange.between(log.initial, tracking.json()).map(\.sentence)
+      let hint =
+        startsFromAState && start == nil
+        ? " The recording starts from the state its store was created with, and \(State.self) "
+          + "cannot be decoded from it: make \(State.self) Decodable (Codable), or pass that "
+          + "state as initialState:."
+        : ""
       reportFailure(
         "The state before the first action differs from the recorded one: "
-          + (JSONChange.between(log.initial, tracker.json).map(\.sentence)
-            .joined(separator: "; ")),
+          + changes.prefix(20).joined(separator: "; ")
+          + (changes.count > 20 ? "; and \(changes.count - 20) more changes" : "") + "." + hint,
         at: location)
       return
     }
@@ -213,7 +307,7 @@ public func replay<State: Encodable & Sendable>(
       var actual: [JSONChange] = []
       if let action = entry.action {
         store.dispatch(action)
-        actual = try tracker.track(store.state)
+        actual = try tracking.track(store.state)
       }
       let expected = log.steps[step]
       // A redacted recording's "<redacted>" values match whatever the replay gives there.

@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 import PodcastCore
 import Statecraft
+import StatecraftTools
 
 final class QueueViewController: StoreSubscriber {
   private(set) var shown: [Episode] = []
@@ -34,6 +35,28 @@ if CommandLine.arguments.contains("--isolation-seen-from-app") {
     "isolation of PodcastCore.playerReducer seen from PodcastApp: \(reducer.isolation.map { "\($0)" } ?? "none")"
   )
   exit(0)
+}
+
+// `--record FILE`: a short session of a store of the app's state, recorded as the inspector reads
+// it; `.ci/two-module-app` has `inspect --swift-test` write a test of it.
+if let flag = CommandLine.arguments.firstIndex(of: "--record"),
+  CommandLine.arguments.indices.contains(flag + 1)
+{
+  let file = URL(fileURLWithPath: CommandLine.arguments[flag + 1])
+  do {
+    let recorder = try ActionRecorder<PlayerState>(file: file, registry: playerActions)
+    let store = Store<PlayerState>(
+      reducer: playerReducer, state: PlayerState(historySize: 8),
+      middleware: [recorder.middleware()])
+    for id in 1...3 { store.dispatch(PlayerAction.enqueue(Episode(id: id), sequence: id)) }
+    store.dispatch(PlayerAction.remove(1, sequence: 4))
+    recorder.close()
+    print("recorded \(store.state.reduced.count) actions to \(file.path)")
+    exit(0)
+  } catch {
+    print("cannot record: \(error)")
+    exit(1)
+  }
 }
 
 let perSource = 200

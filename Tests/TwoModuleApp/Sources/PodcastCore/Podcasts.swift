@@ -2,26 +2,31 @@
 // declaration here is main-actor isolated by the module's default.
 import Foundation
 import Statecraft
+import StatecraftTools
 
 // Created by network code off the main actor, so the language asks for `nonisolated`: without
 // it, `Episode(id:)` in a detached task is "call to main actor-isolated initializer 'init(id:)'
 // in a synchronous nonisolated context".
-nonisolated public struct Episode: Equatable, Identifiable, Sendable {
+nonisolated public struct Episode: Codable, Equatable, Identifiable, Sendable {
   public let id: Int
   public init(id: Int) { self.id = id }
 }
 
-public struct PlayerState: Equatable {
-  /// A big state, as a library of downloads grows: a million entries.
-  public var history: [Int] = Array(repeating: 0, count: 1_000_000)
+public struct PlayerState: Codable, Equatable {
+  /// A big state, as a library of downloads grows: a million entries by default.
+  public var history: [Int]
   public var queue: [Episode] = []
   /// Each action's sequence number, in the order the reducer saw them.
   public var reduced: [Int] = []
   /// How many actions were reduced off the main thread: must stay 0.
   public var reducedOffMain = 0
+
+  public init(historySize: Int = 1_000_000) {
+    history = Array(repeating: 0, count: historySize)
+  }
 }
 
-public enum PlayerAction: Action {
+public enum PlayerAction: Action, Codable {
   case enqueue(Episode, sequence: Int)
   case remove(Episode.ID, sequence: Int)
 }
@@ -51,6 +56,13 @@ public func playerReducer(action: Action, state: PlayerState?) -> PlayerState {
   }
   return state
 }
+
+/// The actions a recording of the app holds by value, and a generated test replays.
+public let playerActions: ActionRegistry = {
+  var registry = ActionRegistry()
+  registry.register(PlayerAction.self)
+  return registry
+}()
 
 /// The app's store, created in the module that declares its reducer: here the compiler sees
 /// that `playerReducer` is main-actor isolated and the store reduces on the main queue.
