@@ -367,6 +367,24 @@ extension LeakTests {
     for token in tokens { token.cancel() }  // does nothing now
   }
 
+  /// C9: a subscriber deallocated without unsubscribing is dropped by the first round that finds
+  /// it gone: the registry no longer counts it, and its selector's captures are released.
+  @MainActor
+  @Test func aRootSubscriberFoundGoneIsDroppedWithItsSelectorsCaptures() {
+    let census = Census()
+    let store = makeStore()
+    do {
+      let recorder = Recorder<Int>()
+      let canary = Canary(census)
+      store.subscribe(recorder) { $0.select { $0.count + canary.number * 0 } }
+    }
+    #expect(store._subscriptionCounts.standing == 1)
+    #expect(census.alive == 1, "the selector holds the canary while the entry stands")
+    store.dispatch(Increment())  // the selection changes: the round finds the subscriber gone
+    #expect(store._subscriptionCounts.standing == 0)
+    #expect(census.alive == 0)
+  }
+
   /// A scope whose last subscriber is deallocated leaves its root once a round finds it gone.
   @MainActor
   @Test func aScopeWhoseSubscriberIsGoneLeavesItsRoot() {

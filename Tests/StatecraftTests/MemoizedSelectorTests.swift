@@ -192,6 +192,42 @@ import Testing
     #expect(onSecond.values.last == ["Attack of the Clones"])
     #expect(later.values.last == ["Return of the Jedi"])
   }
+
+  /// A tree whose scope's state has the root's type, so that one memoized selector serves both.
+  struct Tree: Equatable, Sendable {
+    var value: Int
+    var children: [Tree] = []
+  }
+
+  struct SetValues: Action {
+    let root: Int
+    let child: Int
+  }
+
+  /// A scope's round runs inside the root's, between two of its subscriptions, and numbers a pass
+  /// of its own: the root's next subscription still gets a value of the root's state, not the one
+  /// the shared selector computed for the scope's.
+  @Test func aScopesPassInsideTheRootsLeavesTheRootsLaterSubscriptionsTheRootsValue() {
+    let store = Store<Tree>(
+      reducer: { (state: inout Tree, action: any Action) in
+        guard let set = action as? SetValues else { return }
+        state.value = set.root
+        state.children[0].value = set.child
+      },
+      state: Tree(value: 1, children: [Tree(value: 100)]))
+    let value = createSelector(\Tree.value) { $0 }
+    let first = RecordingSubscriber<Int>()
+    let scoped = RecordingSubscriber<Int>()
+    let last = RecordingSubscriber<Int>()
+    store.subscribe(first) { $0.select(value) }
+    let child = store.scope(\.children[0])
+    child.subscribe(scoped) { $0.select(value) }
+    store.subscribe(last) { $0.select(value) }
+    store.dispatch(SetValues(root: 2, child: 200))
+    #expect(first.values == [1, 2])
+    #expect(scoped.values == [100, 200])
+    #expect(last.values == [1, 2], "the root's last subscriber got the scope's value")
+  }
 }
 
 private struct Opaque: Sendable {

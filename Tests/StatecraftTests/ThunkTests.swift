@@ -152,6 +152,20 @@ import Testing
     #expect(handled.elements == ["handled"])
   }
 
+  /// Without a handler, a thrown error is not lost silently: the store reports it, with the
+  /// error and the fix.
+  @Test func errorWithoutAHandlerIsReportedWithTheFix() async {
+    let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+      limitThisChildProcess()
+      struct Broken: Error {}
+      let store = Store<Int>(reducer: { _, state in state ?? 0 }, state: 0)
+      _ = try? await store.dispatch(Thunk<Int> { _ in throw Broken() }).value
+    }
+    let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+    #expect(output.contains("a thunk threw Broken()"), "\(output)")
+    #expect(output.contains("Set Store.thunkErrorHandler"), "\(output)")
+  }
+
   @Test func cancelledThunkDispatchesNothingAfterwards() async {
     let store = makeStore()
     let (gate, open) = AsyncStream.makeStream(of: Void.self)
