@@ -599,17 +599,28 @@ import Testing
   {
     let (inspector, live, store) = try Self.stalledInspection()
     defer { inspector.stop() }
-    // The writer is blocked in a send: every reply waits in the buffer. Status lines, errors and
-    // computed states, 30,000 of them.
+    #expect(await eventually { live.core.withLock { ($0.history.lastIndex ?? -1) >= 2 } })
+    // The writer is blocked in a send: every reply waits in the buffer. Status lines, errors,
+    // computed states and the states after skips, 40,000 of them.
     for round in 0..<10_000 {
       live.receive(ArraySlice(#"{"command":"lock","locked":\#(round % 2 == 0)}"#.utf8))
       live.receive(ArraySlice(#"{"command":"no-such-command"}"#.utf8))
       live.receive(ArraySlice(#"{"command":"state","index":1}"#.utf8))
+      live.receive(ArraySlice(#"{"command":"skip","index":2}"#.utf8))
     }
-    let (pending, dropped) = live.stream.buffer.withLock {
-      ($0.items.count, $0.droppedReplies)
+    // The app's own actions may wait too (the blobs, if the writer had not taken them yet):
+    // they have their own limit.
+    let (pending, withStates, dropped) = live.stream.buffer.withLock { buffer in
+      let replies = buffer.items.filter {
+        if case .action = $0 { false } else { true }
+      }
+      let jobs = replies.filter {
+        if case .job = $0 { true } else { false }
+      }
+      return (replies.count, jobs.count, buffer.droppedReplies)
     }
     #expect(pending <= StateStream<[Int]>.maximumPendingReplies, "\(pending) lines wait")
+    #expect(withStates <= RecordingLimits().maximumPendingStates, "\(withStates) states wait")
     #expect(dropped > 0)
     store.dispatch(Step.add(1))
     live.close()
@@ -627,7 +638,12 @@ import Testing
     let (waiting, dropped) = live.core.withLock { ($0.waiting.count, $0.droppedWhilePaused) }
     #expect(waiting == LiveInspection<[Int]>.maximumWaiting)
     #expect(dropped == 30_000 - LiveInspection<[Int]>.maximumWaiting)
-    let pending = live.stream.buffer.withLock { $0.items.count }
+    // Not counting the blobs, if the writer had not taken them yet: actions have their own limit.
+    let pending = live.stream.buffer.withLock { buffer in
+      buffer.items.filter {
+        if case .action = $0 { false } else { true }
+      }.count
+    }
     #expect(pending <= StateStream<[Int]>.maximumPendingReplies, "\(pending) lines wait")
     live.close()
   }

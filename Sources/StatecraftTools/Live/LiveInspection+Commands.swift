@@ -158,7 +158,7 @@ extension LiveInspection {
     _ from: Int, base: State?, entries: [LiveHistory<State>.Entry],
     _ reducer: @escaping Reducer<State>
   ) {
-    stream.enqueue { encoder in
+    stream.enqueue(reply: .job { encoder in
       guard var tracker = encoder.freshTracker(), let base else { return [] }
       var state = base
       var object: [String: JSONValue] = ["from": .integer(Int64(from))]
@@ -174,7 +174,7 @@ extension LiveInspection {
       // The recording's own tracker no longer knows the store's state: the next one is whole.
       encoder.startOver()
       return [.object(["rewrite": .object(object)])]
-    }
+    }, holdsState: true, startsOver: true)
   }
 
   /// The lines of the actions the app holds, with the states after them computed again, for an
@@ -209,13 +209,13 @@ extension LiveInspection {
   /// The page forgets its steps. After a revert the store's state changed without an action, so
   /// the next state the app sends is whole.
   private func sendCommit(_ state: State, stateChanged: Bool) {
-    stream.enqueue { encoder in
+    stream.enqueue(reply: .job { encoder in
       guard var tracker = encoder.freshTracker() else { return [] }
       var object: [String: JSONValue] = [:]
       tracker.track(state).write(into: &object)
       if stateChanged { encoder.startOver() }
       return [.object(["commit": .object(object)])]
-    }
+    }, holdsState: true, startsOver: stateChanged)
   }
 
   /// Sends the state after the action with `index`, computed again from the held actions, for a
@@ -241,7 +241,7 @@ extension LiveInspection {
         var object: [String: JSONValue] = ["index": .integer(Int64(index))]
         tracker.track(state).write(into: &object)
         return [.object(["stateAfter": .object(object)])]
-      })
+      }, holdsState: true)
   }
 
   /// Locks or unlocks the app: while locked, the middleware drops the app's own actions.

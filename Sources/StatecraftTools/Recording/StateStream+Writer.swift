@@ -63,14 +63,17 @@ extension StateStream {
     var wrote = false
     while true {
       let isHolding = writer.held != nil
-      let (gap, waiters, isClosed, isFlushing, sequence) = buffer.withLock {
-        buffer -> (StreamGap?, [DispatchSemaphore], Bool, Bool, UInt64) in
+      let (gap, waiters, isClosed, isFlushing, sequence, startsOver) = buffer.withLock {
+        buffer -> (StreamGap?, [DispatchSemaphore], Bool, Bool, UInt64, Bool) in
         swap(&buffer.items, &writer.items)
+        let startsOver = buffer.startsOver
+        buffer.startsOver = false
         let gap = buffer.gap
         buffer.gap = nil
         buffer.actionCount = 0
         buffer.stateCount = 0
         buffer.replyCount = 0
+        buffer.stateReplyCount = 0
         buffer.newestState = nil
         var waiters: [DispatchSemaphore] = []
         if writer.items.isEmpty, gap == nil, !isHolding {
@@ -79,9 +82,11 @@ extension StateStream {
           buffer.flushWaiters = []
         }
         return (
-          gap, waiters, buffer.isClosed, !buffer.flushWaiters.isEmpty, buffer.sequence
+          gap, waiters, buffer.isClosed, !buffer.flushWaiters.isEmpty, buffer.sequence, startsOver
         )
       }
+      // A dropped reply would have started the encoder over (its state changed the store's).
+      if startsOver { encoder.startOver() }
       if writer.items.isEmpty, gap == nil {
         if var entry = writer.held {
           // Nothing came after it: its state, if the store is quiet and the state is due.

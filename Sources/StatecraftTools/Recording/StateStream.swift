@@ -255,20 +255,29 @@ package final class StateStream<State: Sendable>: Sendable {
   /// before it; dropped when ``maximumPendingReplies`` wait already.
   ///
   /// A reader that sends requests and does not read the stream fills the budget and then loses
-  /// replies, never the app's memory. The first reply written after a drop is preceded by an
-  /// error line that counts what was dropped.
-  func enqueue(reply: StreamItem) {
-    append(reply, isReply: true)
+  /// replies, never the app's memory. A reply that holds a state (`holdsState`) counts against
+  /// ``RecordingLimits/maximumPendingStates`` too, as the states of actions do; one that starts the
+  /// encoder over (`startsOver`: it follows a change of the store's state without an action) has
+  /// the writer start over if it is dropped. The first reply written after a drop is preceded by
+  /// an error line that counts what was dropped.
+  func enqueue(reply: StreamItem, holdsState: Bool = false, startsOver: Bool = false) {
+    append(reply, isReply: true, holdsState: holdsState, startsOver: startsOver)
   }
 
-  private func append(_ item: StreamItem, isReply: Bool = false) {
+  private func append(
+    _ item: StreamItem, isReply: Bool = false, holdsState: Bool = false, startsOver: Bool = false
+  ) {
     let shouldWake = buffer.withLock { buffer -> Bool in
       guard !buffer.isClosed else { return false }
       if isReply {
-        guard buffer.replyCount < Self.maximumPendingReplies - 1 else {
+        guard buffer.replyCount < Self.maximumPendingReplies - 1,
+          !holdsState || buffer.stateReplyCount < limits.maximumPendingStates
+        else {
           buffer.droppedReplies += 1
+          if startsOver { buffer.startsOver = true }
           return false
         }
+        if holdsState { buffer.stateReplyCount += 1 }
         if buffer.droppedReplies > 0 {
           let message =
             "the app dropped \(buffer.droppedReplies) replies: the inspector sent commands "

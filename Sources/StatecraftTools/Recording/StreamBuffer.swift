@@ -34,6 +34,10 @@ struct StreamBuffer {
   var stateCount = 0
   /// Replies to a reader's requests waiting for the writer (``StateStream/enqueue(reply:)``).
   var replyCount = 0
+  /// Those of them that hold a state.
+  var stateReplyCount = 0
+  /// Whether a dropped reply would have started the encoder over: the writer does it instead.
+  var startsOver = false
   /// Replies dropped since the last one written, because ``StateStream/maximumPendingReplies``
   /// were waiting.
   var droppedReplies = 0
