@@ -158,23 +158,24 @@ extension LiveInspection {
     _ from: Int, base: State?, entries: [LiveHistory<State>.Entry],
     _ reducer: @escaping Reducer<State>
   ) {
-    stream.enqueue(reply: .job { encoder in
-      guard var tracker = encoder.freshTracker(), let base else { return [] }
-      var state = base
-      var object: [String: JSONValue] = ["from": .integer(Int64(from))]
-      tracker.track(base).write(into: &object)
-      var steps: [JSONValue] = []
-      for entry in entries {
-        if !entry.isSkipped { state = reducer(entry.action, state) }
-        var step: [String: JSONValue] = ["index": .integer(Int64(entry.index))]
-        tracker.track(state).write(into: &step)
-        steps.append(.object(step))
-      }
-      object["steps"] = .array(steps)
-      // The recording's own tracker no longer knows the store's state: the next one is whole.
-      encoder.startOver()
-      return [.object(["rewrite": .object(object)])]
-    }, holdsState: true, startsOver: true)
+    stream.enqueue(
+      reply: .job { encoder in
+        guard var tracker = encoder.freshTracker(), let base else { return [] }
+        var state = base
+        var object: [String: JSONValue] = ["from": .integer(Int64(from))]
+        tracker.track(base).write(into: &object)
+        var steps: [JSONValue] = []
+        for entry in entries {
+          if !entry.isSkipped { state = reducer(entry.action, state) }
+          var step: [String: JSONValue] = ["index": .integer(Int64(entry.index))]
+          tracker.track(state).write(into: &step)
+          steps.append(.object(step))
+        }
+        object["steps"] = .array(steps)
+        // The recording's own tracker no longer knows the store's state: the next one is whole.
+        encoder.startOver()
+        return [.object(["rewrite": .object(object)])]
+      }, holdsState: true, startsOver: true)
   }
 
   /// The lines of the actions the app holds, with the states after them computed again, for an
@@ -209,13 +210,14 @@ extension LiveInspection {
   /// The page forgets its steps. After a revert the store's state changed without an action, so
   /// the next state the app sends is whole.
   private func sendCommit(_ state: State, stateChanged: Bool) {
-    stream.enqueue(reply: .job { encoder in
-      guard var tracker = encoder.freshTracker() else { return [] }
-      var object: [String: JSONValue] = [:]
-      tracker.track(state).write(into: &object)
-      if stateChanged { encoder.startOver() }
-      return [.object(["commit": .object(object)])]
-    }, holdsState: true, startsOver: stateChanged)
+    stream.enqueue(
+      reply: .job { encoder in
+        guard var tracker = encoder.freshTracker() else { return [] }
+        var object: [String: JSONValue] = [:]
+        tracker.track(state).write(into: &object)
+        if stateChanged { encoder.startOver() }
+        return [.object(["commit": .object(object)])]
+      }, holdsState: true, startsOver: stateChanged)
   }
 
   /// Sends the state after the action with `index`, computed again from the held actions, for a
