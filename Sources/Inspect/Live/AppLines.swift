@@ -1,12 +1,14 @@
 /// Splits what the app sends into lines, in time linear in the bytes received.
 ///
-/// Each byte is looked at once. A line longer than `maximumLength` is dropped as its bytes arrive, and its
-/// length reported once its end comes.
+/// Each byte is looked at once (``bytesExamined`` counts them). A line longer than
+/// `maximumLength` is dropped as its bytes arrive, and its length reported once its end comes.
 struct AppLines {
   let maximumLength: Int
   private var pending: [UInt8] = []
   /// The length of the line being skipped so far, while one is.
   private var skipping: Int?
+  /// The bytes searched for line ends so far: the bytes received, none twice.
+  private(set) var bytesExamined = 0
 
   init(maximumLength: Int) {
     self.maximumLength = maximumLength
@@ -19,6 +21,7 @@ struct AppLines {
     var skipped: [Int] = []
     var start = chunk.startIndex
     while let end = chunk[start...].firstIndex(of: 10) {
+      bytesExamined += end + 1 - start
       if let length = skipping {
         skipped.append(length + end - start)
         skipping = nil
@@ -32,6 +35,7 @@ struct AppLines {
       start = end + 1
     }
     let rest = chunk[start...]
+    bytesExamined += rest.count
     if let length = skipping {
       skipping = length + rest.count
     } else if pending.count + rest.count > maximumLength {
