@@ -9,9 +9,17 @@ import Testing
 #if canImport(Glibc)
   import Glibc
   private let connectSocket = Glibc.connect
+  private func sendByte(_ descriptor: Int32, _ byte: inout UInt8) -> Int {
+    Glibc.send(descriptor, &byte, 1, Int32(MSG_NOSIGNAL))
+  }
 #elseif canImport(Darwin)
   import Darwin
   private let connectSocket = Darwin.connect
+  private func sendByte(_ descriptor: Int32, _ byte: inout UInt8) -> Int {
+    var one: Int32 = 1
+    _ = setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(4))
+    return Darwin.send(descriptor, &byte, 1, 0)
+  }
 #endif
 
 /// The app never waits on the inspector's port past its deadline: hostile or stalled listeners
@@ -130,7 +138,8 @@ private final class Trickler: Sendable {
         + [UInt8](repeating: UInt8(ascii: "x"), count: 4_096)
       for byte in answer {
         var byte = byte
-        guard write(client, &byte, 1) == 1 else { return }
+        // Not `write`: once the app gives up and closes, a write would raise SIGPIPE.
+        guard sendByte(client, &byte) == 1 else { return }
         sent.withLock { $0 += 1 }
         // The pace of the attack, ended at once by `stop()`.
         if stopped.wait(timeout: .now() + .milliseconds(100)) == .success { return }
