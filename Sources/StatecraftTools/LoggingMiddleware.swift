@@ -87,13 +87,11 @@ public func createLoggingMiddleware<State: Sendable>(
         next(action)
         let elapsed = MonotonicClock.now - start
         // Held by a tool (the live page shows a past state): logged when it is reduced.
-        let isToolAction = action is any ToolAction
-        guard isToolAction || !NotPresentMark.isSet else { return }
+        let tool = action as? any ToolAction
+        guard tool != nil || !NotPresentMark.isSet else { return }
         let after = getState()
         let shown =
-          isToolAction
-          ? (action as? any ToolAction)?.toolDescription ?? ""
-          : describe(action, path: "action", isSensitive: isSensitive)
+          tool?.toolDescription ?? describe(action, path: "action", isSensitive: isSensitive)
         var line = "▸ \(shown)  \(format(elapsed))"
         if let before, let after {
           let changes = stateChanges(from: before, to: after, isSensitive: isSensitive)
